@@ -1,0 +1,33 @@
+package ai.gpustack.kvcache.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.Optional;
+import org.immutables.value.Value;
+
+/**
+ * The engine every role of a deployment runs: {@code vLLM}, {@code SGLang}, or the id of any engine
+ * module on the classpath, matched case-insensitively. The version is free-form and selects the
+ * engine's spelling table; the newest when absent.
+ */
+@Value.Immutable
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+@JsonSerialize(as = EngineRef.class)
+@JsonDeserialize(as = EngineRef.class)
+interface EngineRefDef {
+  @Required
+  @ValidationRule(
+      value = "self == oldSelf",
+      message = "engine.name is an identity field: a different value describes a different deployment, which is created rather than edited",
+      reason = "FieldValueForbidden")
+  String name();
+
+  @Size(min = 1, max = 64)
+  Optional<String> version();
+}

@@ -1,0 +1,26 @@
+package ai.gpustack.kvcache.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.fabric8.generator.annotation.Required;
+import org.immutables.value.Value;
+
+/** An environment variable of a role's container. */
+@Value.Immutable
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+@JsonSerialize(as = EnvVar.class)
+@JsonDeserialize(as = EnvVar.class)
+interface EnvVarDef {
+  @Required
+  @Value.Parameter
+  String name();
+
+  @Value.Parameter
+  @Value.Default
+  default String value() {
+    return "";
+  }
+}

@@ -1,0 +1,21 @@
+package ai.gpustack.kvcache.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.fabric8.generator.annotation.Required;
+import org.immutables.value.Value;
+
+/** An existing Mooncake master the backend points at. */
+@Value.Immutable
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+@JsonSerialize(as = ExternalConnection.class)
+@JsonDeserialize(as = ExternalConnection.class)
+interface ExternalConnectionDef {
+  /** {@code host:port} of the Mooncake master engines connect to. */
+  @Required
+  @Value.Parameter
+  String clientEndpoint();
+}

@@ -1,0 +1,32 @@
+package ai.gpustack.kvcache.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Required;
+import org.immutables.value.Value;
+
+/**
+ * A deployment's attachment to a KV cache pool, through a KVCachePoolBinding in its own namespace.
+ * The whole block is an identity field: re-pointing it describes another deployment.
+ */
+@Value.Immutable
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+@JsonSerialize(as = KvCacheRef.class)
+@JsonDeserialize(as = KvCacheRef.class)
+interface KvCacheRefDef {
+  String MOONCAKE = "Mooncake";
+
+  /** The KVCachePoolBinding, in the deployment's namespace. */
+  @Required
+  LocalRef poolRef();
+
+  @Value.Default
+  @Default(MOONCAKE)
+  default String connector() {
+    return MOONCAKE;
+  }
+}

@@ -1,0 +1,25 @@
+package ai.gpustack.kvcache.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.fabric8.generator.annotation.Required;
+import org.immutables.value.Value;
+
+/** What a deployment resolved through its Binding, echoed from the Binding's spec. */
+@Value.Immutable
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+@JsonSerialize(as = KvCacheStatus.class)
+@JsonDeserialize(as = KvCacheStatus.class)
+interface KvCacheStatusDef {
+  @Required
+  String binding();
+
+  @Required
+  String pool();
+
+  @Required
+  ReuseDomain domain();
+}

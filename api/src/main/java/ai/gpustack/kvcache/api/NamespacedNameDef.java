@@ -1,0 +1,29 @@
+package ai.gpustack.kvcache.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.fabric8.generator.annotation.Required;
+import org.immutables.value.Value;
+
+/** A namespaced object's namespace and name. */
+@Value.Immutable
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_ABSENT)
+@JsonSerialize(as = NamespacedName.class)
+@JsonDeserialize(as = NamespacedName.class)
+interface NamespacedNameDef {
+  @Required
+  @Value.Parameter
+  String namespace();
+
+  @Required
+  @Value.Parameter
+  String name();
+
+  /** {@code namespace/name}, as people write it. */
+  default String path() {
+    return namespace() + "/" + name();
+  }
+}

@@ -1,0 +1,351 @@
+package ai.gpustack.kvcache.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.ReuseDomain;
+import ai.gpustack.kvcache.api.RoleKind;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.DtypeSpellings;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.spi.FlagInventory;
+import ai.gpustack.kvcache.spi.FlagReader;
+import ai.gpustack.kvcache.spi.FlagReading;
+import ai.gpustack.kvcache.spi.FlagSpec;
+import ai.gpustack.kvcache.spi.ManagedRole;
+import ai.gpustack.kvcache.spi.ReadToken;
+import ai.gpustack.kvcache.spi.Vehicle;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every engine module passes. An engine's test extends this class and returns its
+ * engine from {@link #engine()}; every group below then runs against it, and none can be switched
+ * off. Groups are named by the sentence they hold true.
+ *
+ * <pre>{@code
+ * class MyEngineTest extends EngineContractTest {
+ *   @Override
+ *   protected Engine engine() {
+ *     return new MyEngine();
+ *   }
+ * }
+ * }</pre>
+ */
+public abstract class EngineContractTest {
+  /** The engine under test; a fresh or shared instance, either works. */
+  protected abstract Engine engine();
+
+  /** A model name the engine can be rendered with. */
+  protected String sampleModel() {
+    return "example-org/example-model";
+  }
+
+  /** The extra args a sample role passes; they must not name the dtype flag. */
+  protected List<String> sampleExtraArgs() {
+    return List.of("--max-num-seqs", "8");
+  }
+
+  private Dtype sampleDtype() {
+    DtypeSpellings newest = engine().dtypeSpellings().newest();
+    return Dtype.of(
+        newest.spellings().stream().filter(s -> !s.equals(Dtype.AUTO)).findFirst().orElse(Dtype.AUTO));
+  }
+
+  private AttachmentRequest attachment(Vehicle vehicle, boolean withDtype) {
+    return AttachmentRequest.builder()
+        .vehicle(vehicle)
+        .roleKind(RoleKind.Server)
+        .clientEndpoint("mooncake-master.kv.svc:50051")
+        .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype(sampleDtype().value()).build())
+        .tenant("team-a")
+        .dtype(withDtype ? Optional.of(sampleDtype()) : Optional.empty())
+        .build();
+  }
+
+  private ManagedRole role(List<String> extraArgs, Optional<AttachmentRequest> attachment) {
+    return ManagedRole.builder()
+        .model(sampleModel())
+        .addAllExtraArgs(extraArgs)
+        .attachment(attachment)
+        .build();
+  }
+
+  private List<String> dtypePair() {
+    return List.of(engine().dtypeFlag(), sampleDtype().value());
+  }
+
+  private FlagReader newestReader() {
+    return engine().flagReader(Optional.empty());
+  }
+
+  @Nested
+  @DisplayName("its id is usable by people and by the registry")
+  class Identity {
+    @Test
+    void the_id_starts_with_a_letter_and_holds_no_spaces() {
+      assertThat(engine().id()).matches("[A-Za-z][A-Za-z0-9._-]*");
+      assertThat(engine().displayName()).isNotBlank();
+    }
+
+    @Test
+    void the_artifact_is_maven_coordinates() {
+      assertThat(engine().artifact()).matches("[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+");
+    }
+
+    @Test
+    void the_registry_resolves_it_whatever_the_case() {
+      EngineRegistry registry = EngineRegistry.of(List.of(engine()));
+      String id = engine().id();
+      assertThat(registry.resolve(id.toLowerCase(Locale.ROOT)).id()).isEqualTo(id);
+      assertThat(registry.resolve(id.toUpperCase(Locale.ROOT)).id()).isEqualTo(id);
+    }
+  }
+
+  @Nested
+  @DisplayName("its spelling table is sourced, lowercase and covers every future version")
+  class Spellings {
+    @Test
+    void every_entry_names_where_it_was_read() {
+      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+        assertThat(entry.source()).as("source of %s", entry.versions()).isNotBlank();
+      }
+    }
+
+    @Test
+    void every_spelling_is_a_valid_dtype() {
+      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+        for (String spelling : entry.spellings()) {
+          assertThat(Dtype.of(spelling).value()).isEqualTo(spelling);
+        }
+      }
+    }
+
+    @Test
+    void the_newest_entry_is_open_ended_so_a_newer_build_reads_the_newest_table() {
+      assertThat(engine().dtypeSpellings().newest().versions().until()).isEmpty();
+    }
+
+    @Test
+    void a_missing_version_reads_the_newest_table() {
+      assertThat(engine().checkDtype(sampleDtype().value(), Optional.empty()).accepted()).isTrue();
+    }
+
+    @Test
+    void a_spelling_outside_the_table_is_rejected_with_what_is_accepted() {
+      var verdict = engine().checkDtype("no_such_dtype", Optional.empty());
+      assertThat(verdict.accepted()).isFalse();
+      assertThat(verdict.spellings()).isEqualTo(engine().dtypeSpellings().newest().spellings());
+    }
+  }
+
+  @Nested
+  @DisplayName("a managed role's command carries the Binding's dtype once, before extraArgs")
+  class ManagedCommand {
+    @Test
+    void the_dtype_pair_appears_exactly_once() {
+      List<String> command =
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+      assertThat(Collections.indexOfSubList(command, dtypePair())).isNotNegative();
+      assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(1);
+    }
+
+    @Test
+    void the_dtype_pair_comes_after_the_base_argv_and_before_extra_args() {
+      List<String> command =
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+      int pair = Collections.indexOfSubList(command, dtypePair());
+      int extra = Collections.indexOfSubList(command, sampleExtraArgs());
+      assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
+          .isEqualTo(engine().baseArgv(sampleModel()));
+      assertThat(pair).isGreaterThanOrEqualTo(engine().baseArgv(sampleModel()).size());
+      assertThat(extra).isGreaterThan(pair);
+    }
+
+    @Test
+    void a_stored_roles_own_flag_comes_later_and_wins() {
+      List<String> own = List.of(engine().dtypeFlag(), "auto");
+      List<String> command =
+          engine().renderCommand(role(own, Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+      assertThat(newestReader().lastValue(command, engine().dtypeFlag())).contains("auto");
+      assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(2);
+    }
+
+    @Test
+    void nothing_is_rendered_while_the_dtype_is_not_owned() {
+      List<String> command =
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, false))));
+      assertThat(newestReader().find(command, engine().dtypeFlag())).isEmpty();
+    }
+
+    @Test
+    void nothing_is_rendered_without_a_store_attachment() {
+      List<String> command = engine().renderCommand(role(sampleExtraArgs(), Optional.empty()));
+      assertThat(newestReader().find(command, engine().dtypeFlag())).isEmpty();
+      assertThat(command).containsSequence(sampleExtraArgs());
+    }
+
+    @Test
+    void the_listen_address_is_filled_once() {
+      List<String> command =
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+      for (String flag : engine().listenFlags()) {
+        assertThat(newestReader().find(command, flag)).as(flag).hasSize(1);
+      }
+    }
+  }
+
+  @Nested
+  @DisplayName("an injected container's args end with the Binding's dtype")
+  class InjectedArgs {
+    @Test
+    void the_args_keep_their_own_entries_first_and_end_with_the_dtype_pair() {
+      List<String> args = List.of("--served-model-name", "m");
+      List<String> out =
+          engine().renderInjectedArgs(List.of("launcher"), args, attachment(Vehicle.INJECTED_POD, true));
+      assertThat(out.subList(0, args.size())).isEqualTo(args);
+      assertThat(out.subList(out.size() - 2, out.size())).isEqualTo(dtypePair());
+      assertThat(newestReader().find(out, engine().dtypeFlag())).hasSize(1);
+    }
+
+    @Test
+    void nothing_about_the_dtype_is_appended_while_it_is_not_owned() {
+      List<String> out =
+          engine().renderInjectedArgs(List.of("launcher"), List.of(), attachment(Vehicle.INJECTED_POD, false));
+      assertThat(newestReader().find(out, engine().dtypeFlag())).isEmpty();
+    }
+  }
+
+  @Nested
+  @DisplayName("the flag reader reads every spelling the engine's parser reads as the flag, and no longer sibling")
+  class FlagReading_ {
+    @Test
+    void every_inventory_knows_the_dtype_flag_and_every_owned_and_listen_flag() {
+      for (FlagInventory inventory : engine().flagInventories()) {
+        List<String> names = inventory.flags().stream().map(FlagSpec::name).toList();
+        assertThat(names).as("inventory %s", inventory.versions()).contains(engine().dtypeFlag());
+        assertThat(names).containsAll(engine().ownedFlags());
+        assertThat(names).containsAll(engine().listenFlags());
+        assertThat(inventory.source()).isNotBlank();
+      }
+    }
+
+    @Test
+    void the_exact_and_inline_spellings_read_as_the_flag() {
+      for (FlagInventory inventory : engine().flagInventories()) {
+        FlagReader reader = readerFor(inventory);
+        String flag = engine().dtypeFlag();
+        assertThat(reader.read(flag).orElseThrow().readsAs(flag)).isTrue();
+        ReadToken inline = reader.read(flag + "=x").orElseThrow();
+        assertThat(inline.readsAs(flag)).isTrue();
+        assertThat(inline.inlineValue()).contains("x");
+      }
+    }
+
+    @Test
+    void the_underscore_and_dotted_spellings_read_as_the_flag_exactly_where_the_dialect_says() {
+      for (FlagInventory inventory : engine().flagInventories()) {
+        FlagReader reader = readerFor(inventory);
+        String flag = engine().dtypeFlag();
+        String underscored = "--" + flag.substring(2).replace('-', '_');
+        if (!underscored.equals(flag)) {
+          assertThat(reader.read(underscored).orElseThrow().readsAs(flag))
+              .isEqualTo(engine().dialect().underscoresAsDashes());
+        }
+        assertThat(reader.read(flag + ".member").orElseThrow().readsAs(flag))
+            .isEqualTo(engine().dialect().dottedMembers());
+      }
+    }
+
+    @Test
+    void every_prefix_reads_as_the_parser_resolves_it() {
+      for (FlagInventory inventory : engine().flagInventories()) {
+        FlagReader reader = readerFor(inventory);
+        String flag = engine().dtypeFlag();
+        for (int end = 3; end < flag.length(); end++) {
+          String prefix = flag.substring(0, end);
+          List<String> candidates =
+              inventory.flags().stream().map(FlagSpec::name).filter(n -> n.startsWith(prefix)).toList();
+          ReadToken read = reader.read(prefix).orElseThrow();
+          if (candidates.contains(prefix)) {
+            assertThat(read.reading()).isEqualTo(FlagReading.EXACT);
+          } else if (!engine().dialect().abbreviations()) {
+            assertThat(read.readsAs(flag)).as(prefix).isFalse();
+          } else if (candidates.size() == 1) {
+            assertThat(read.readsAs(flag)).as("unique prefix %s", prefix).isTrue();
+          } else {
+            assertThat(read.reading()).as("prefix %s", prefix).isEqualTo(FlagReading.AMBIGUOUS);
+            assertThat(read.candidates()).containsExactlyInAnyOrderElementsOf(candidates);
+          }
+        }
+      }
+    }
+
+    @Test
+    void a_longer_flag_sharing_the_stem_is_not_the_flag() {
+      for (FlagInventory inventory : engine().flagInventories()) {
+        FlagReader reader = readerFor(inventory);
+        String flag = engine().dtypeFlag();
+        for (FlagSpec sibling : inventory.flags()) {
+          if (sibling.name().startsWith(flag) && !sibling.name().equals(flag)) {
+            assertThat(reader.find(List.of(sibling.name(), "0"), flag)).as(sibling.name()).isEmpty();
+          }
+        }
+      }
+    }
+
+    @Test
+    void the_flag_after_a_bare_double_dash_is_positional() {
+      FlagReader reader = newestReader();
+      List<String> argv = List.of("--", engine().dtypeFlag(), "x");
+      assertThat(reader.find(argv, engine().dtypeFlag()))
+          .hasSize(engine().dialect().doubleDashEndsOptions() ? 0 : 1);
+    }
+
+    private FlagReader readerFor(FlagInventory inventory) {
+      return new FlagReader(engine().dialect(), inventory.flags());
+    }
+  }
+
+  @Nested
+  @DisplayName("rendering is deterministic")
+  class Determinism {
+    @Test
+    void equal_inputs_render_equal_argv_env_and_config() {
+      for (Vehicle vehicle : Vehicle.values()) {
+        assertThat(engine().attachment(attachment(vehicle, true)))
+            .isEqualTo(engine().attachment(attachment(vehicle, true)));
+      }
+      assertThat(engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))))
+          .isEqualTo(engine().renderCommand(role(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))));
+    }
+  }
+
+  @Nested
+  @DisplayName("it is registered through META-INF/services")
+  class Registration {
+    @Test
+    void the_service_loader_finds_this_engine_class() {
+      List<String> found =
+          ServiceLoader.load(Engine.class, engine().getClass().getClassLoader()).stream()
+              .map(p -> p.type().getName())
+              .collect(Collectors.toList());
+      assertThat(found).contains(engine().getClass().getName());
+    }
+
+    @Test
+    void the_loaded_registry_resolves_its_id_to_this_class() {
+      EngineRegistry registry = EngineRegistry.load(engine().getClass().getClassLoader());
+      assertThat(registry.resolve(engine().id())).isInstanceOf(engine().getClass());
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package ai.gpustack.kvcache.spi;
+
+import ai.gpustack.kvcache.api.EnvVar;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An inference engine this project can attach to a KV cache pool. Implementations are stateless,
+ * thread-safe and deterministic (the same input renders the same argv), depend on {@code api} and
+ * {@code spi} only, and are registered with one {@code @AutoService(Engine.class)} provider.
+ *
+ * <p>The order of a rendered argv is fixed here, not by engines: a managed role's command is base
+ * argv, connector args, the dtype pair, {@code extraArgs}, defaulted args the argv does not name,
+ * then the listen fill; an injected container's args end with connector args, defaulted args and
+ * the dtype pair last. New methods are only ever added as {@code default} methods.
+ */
+public interface Engine {
+  /** The flag every engine in this project reads the KV-cache dtype from, unless it says otherwise. */
+  String KV_CACHE_DTYPE = "--kv-cache-dtype";
+
+  /**
+   * The id users write in {@code spec.engine.name} and the {@code kvcache.gpustack.ai/engine}
+   * annotation, matched case-insensitively: letters, digits, {@code .}, {@code _} or {@code -},
+   * starting with a letter.
+   */
+  String id();
+
+  /** The name people know the engine by. */
+  default String displayName() {
+    return id();
+  }
+
+  /** The Maven coordinates of the module that provides this engine ({@code group:artifact}). */
+  String artifact();
+
+  /** The engine's KV-cache dtype flag, canonical. */
+  default String dtypeFlag() {
+    return KV_CACHE_DTYPE;
+  }
+
+  /** The dtype spellings the engine's parser accepts, per version range, with sources. */
+  SpellingTable dtypeSpellings();
+
+  /** How the engine's parser reads flags. */
+  ArgvDialect dialect();
+
+  /** The long options the parser knows, per version range, oldest first. */
+  List<FlagInventory> flagInventories();
+
+  /** The argv a managed role starts with: the program and the model. */
+  List<String> baseArgv(String model);
+
+  /** The port the engine serves on when the role declares none. */
+  int defaultPort();
+
+  /** The flags the listen fill adds when absent: host first, then port. */
+  default List<String> listenFlags() {
+    return List.of("--host", "--port");
+  }
+
+  /** The engine-specific pieces of a cache attachment. */
+  CacheAttachment attachment(AttachmentRequest request);
+
+  /**
+   * Flags the operator always owns on this engine (its cache connector); a role's {@code
+   * extraArgs} naming one is refused. The dtype flag is owned only while the Setting is on and is
+   * not listed here.
+   */
+  Set<String> ownedFlags();
+
+  /** Environment variables the operator owns on this engine. */
+  Set<String> ownedEnv();
+
+  /**
+   * The programs that are this engine's entry points, as {@link Launch#program()} names them:
+   * {@code vllm}, {@code python -m sglang.launch_server}.
+   */
+  Set<String> launchPrograms();
+
+  /** The inventory for {@code version}: its range's, the newest when absent, the oldest before all. */
+  default FlagInventory flagInventory(Optional<String> version) {
+    List<FlagInventory> all = flagInventories();
+    return Versioned.select(all, version).entry().orElse(all.get(0));
+  }
+
+  /** Reads argv the way this engine's parser does at {@code version}. */
+  default FlagReader flagReader(Optional<String> version) {
+    return new FlagReader(dialect(), flagInventory(version).flags());
+  }
+
+  /** Whether this engine at {@code version} accepts {@code dtype}, and what it accepts instead. */
+  default DtypeVerdict checkDtype(String dtype, Optional<String> version) {
+    Versioned.Lookup<DtypeSpellings> lookup = dtypeSpellings().forVersion(version);
+    DtypeVerdict.Builder verdict =
+        DtypeVerdict.builder().engine(id()).dtype(dtype).table(lookup.basis());
+    lookup
+        .entry()
+        .ifPresentOrElse(
+            e ->
+                verdict
+                    .accepted(e.accepts(dtype))
+                    .addAllSpellings(e.spellings())
+                    .source(e.source()),
+            () -> verdict.accepted(false));
+    return verdict.build();
+  }
+
+  /** Whether {@code launch} is one of this engine's entry points. */
+  default boolean launchedBy(Launch launch) {
+    return launchPrograms().contains(launch.program());
+  }
+
+  /** The whole command of a managed role. */
+  default List<String> renderCommand(ManagedRole role) {
+    FlagReader reader = flagReader(role.engineVersion());
+    List<String> argv = new ArrayList<>(baseArgv(role.model()));
+    Optional<CacheAttachment> attachment = role.attachment().map(this::attachment);
+    attachment.ifPresent(a -> argv.addAll(a.connectorArgs()));
+    role.attachment()
+        .flatMap(AttachmentRequest::dtype)
+        .ifPresent(d -> argv.addAll(List.of(dtypeFlag(), d.value())));
+    argv.addAll(role.extraArgs());
+    attachment.ifPresent(a -> appendDefaulted(reader, argv, argv, a.defaultedArgs()));
+    List<String> listen = listenFlags();
+    if (!reader.names(argv, listen.get(0))) {
+      argv.addAll(List.of(listen.get(0), "0.0.0.0"));
+    }
+    if (!reader.names(argv, listen.get(1))) {
+      argv.addAll(List.of(listen.get(1), Integer.toString(role.port().orElse(defaultPort()))));
+    }
+    return List.copyOf(argv);
+  }
+
+  /**
+   * The args of an injected container: its own {@code args}, then connector args, defaulted args
+   * neither {@code command} nor {@code args} names, and the dtype pair last.
+   */
+  default List<String> renderInjectedArgs(
+      List<String> command, List<String> args, AttachmentRequest request) {
+    FlagReader reader = flagReader(request.engineVersion());
+    CacheAttachment attachment = attachment(request);
+    List<String> out = new ArrayList<>(args);
+    out.addAll(attachment.connectorArgs());
+    List<String> seen = new ArrayList<>(command);
+    seen.addAll(out);
+    appendDefaulted(reader, seen, out, attachment.defaultedArgs());
+    request.dtype().ifPresent(d -> out.addAll(List.of(dtypeFlag(), d.value())));
+    return List.copyOf(out);
+  }
+
+  /** The environment of an attached container: owned entries win, defaulted ones fill gaps. */
+  default List<EnvVar> renderEnv(List<EnvVar> declared, CacheAttachment attachment) {
+    List<EnvVar> out = new ArrayList<>();
+    Set<String> owned =
+        attachment.env().stream().map(EnvVar::name).collect(java.util.stream.Collectors.toSet());
+    declared.stream().filter(e -> !owned.contains(e.name())).forEach(out::add);
+    out.addAll(attachment.env());
+    attachment.defaultedEnv().stream()
+        .filter(d -> out.stream().noneMatch(e -> e.name().equals(d.name())))
+        .forEach(out::add);
+    return List.copyOf(out);
+  }
+
+  private static void appendDefaulted(
+      FlagReader reader, List<String> seen, List<String> target, List<ArgGroup> defaulted) {
+    for (ArgGroup group : defaulted) {
+      if (!reader.names(seen, group.flag())) {
+        target.addAll(group.tokens());
+        if (seen != target) {
+          seen.addAll(group.tokens());
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package ai.gpustack.kvcache.spi;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.immutables.value.Value;
+
+/**
+ * The long options an engine's parser knows for a range of its versions: at least every option
+ * that shares a prefix with a flag this project reads (the dtype flag, owned, listen and defaulted
+ * flags), because prefix abbreviation is decided against all of them.
+ */
+@Value.Immutable
+abstract class FlagInventoryDef implements Versioned {
+  @Override
+  public abstract VersionRange versions();
+
+  public abstract List<FlagSpec> flags();
+
+  @Override
+  public abstract String source();
+
+  public Optional<FlagSpec> flag(String name) {
+    return flags().stream().filter(f -> f.name().equals(name)).findFirst();
+  }
+
+  @Value.Check
+  void check() {
+    List<String> names = flags().stream().map(FlagSpec::name).collect(Collectors.toList());
+    if (names.stream().distinct().count() != names.size()) {
+      throw new IllegalArgumentException("flag inventory for " + versions() + " lists a flag twice");
+    }
+    if (source().isBlank()) {
+      throw new IllegalArgumentException("flag inventory for " + versions() + " names no source");
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package ai.gpustack.kvcache.spi;
+
+import ai.gpustack.kvcache.api.RoleKind;
+import java.util.List;
+import java.util.Optional;
+import org.immutables.value.Value;
+
+/** A role whose argv the operator owns (no {@code command}): what its command is rendered from. */
+@Value.Immutable
+abstract class ManagedRoleDef {
+  public abstract String model();
+
+  @Value.Default
+  public RoleKind kind() {
+    return RoleKind.Server;
+  }
+
+  public abstract List<String> extraArgs();
+
+  /** The serving port; the engine's default when absent. */
+  public abstract Optional<Integer> port();
+
+  public abstract Optional<String> engineVersion();
+
+  /** The cache attachment; absent when the deployment attaches no store. */
+  public abstract Optional<AttachmentRequest> attachment();
+}
