@@ -15,9 +15,7 @@ public final class Dns {
 
   /** Whether {@code value} is a DNS-1123 label. */
   public static boolean isLabel(String value) {
-    return value != null
-        && value.length() <= LABEL_MAX_LENGTH
-        && LABEL.matcher(value).matches();
+    return value != null && value.length() <= LABEL_MAX_LENGTH && LABEL.matcher(value).matches();
   }
 
   /** The API server's own wording of the label rule. */

@@ -5,8 +5,9 @@ import org.immutables.value.Value;
 
 /**
  * A KV-cache element type exactly as the engine spells it ({@code bfloat16}, {@code fp8_e4m3}):
- * non-empty, lowercase, at most {@value #MAX_LENGTH} characters. The set of spellings is deliberately
- * not enumerated here; which engine accepts which spelling is the engine module's business.
+ * non-empty, lowercase, at most {@value #MAX_LENGTH} characters. The set of spellings is
+ * deliberately not enumerated here; which engine accepts which spelling is the engine module's
+ * business.
  *
  * <p>{@code Dtype.of("BFloat16")} throws a {@link ProblemsException} quoting the value.
  */
@@ -49,7 +50,9 @@ abstract class DtypeDef {
               + " as two types");
     } else if (raw.length() > MAX_LENGTH) {
       problems.invalid(
-          field, raw, "must be no more than " + MAX_LENGTH + " characters (it has " + raw.length() + ")");
+          field,
+          raw,
+          "must be no more than " + MAX_LENGTH + " characters (it has " + raw.length() + ")");
     }
   }
 

@@ -7,7 +7,10 @@ import org.immutables.value.Value;
 interface EffectiveSettingsDef {
   /** The defaults: dtype owned, spelling check enforced. */
   EffectiveSettings DEFAULTS =
-      EffectiveSettings.builder().kvCacheDtypeOwned(true).spellingCheck(SpellingCheck.Enforce).build();
+      EffectiveSettings.builder()
+          .kvCacheDtypeOwned(true)
+          .spellingCheck(SpellingCheck.Enforce)
+          .build();
 
   boolean kvCacheDtypeOwned();
 

@@ -24,7 +24,8 @@ interface EngineRefDef {
   @Required
   @ValidationRule(
       value = "self == oldSelf",
-      message = "engine.name is an identity field: a different value describes a different deployment, which is created rather than edited",
+      message =
+          "engine.name is an identity field: a different value describes a different deployment, which is created rather than edited",
       reason = "FieldValueForbidden")
   String name();
 

@@ -22,7 +22,8 @@ import org.immutables.value.Value;
 @JsonDeserialize(as = ModelDeploymentSpec.class)
 @ValidationRule(
     value = "has(self.kvCache) == has(oldSelf.kvCache)",
-    message = "kvCache is an identity field: a different value describes a different deployment, which is created rather than edited",
+    message =
+        "kvCache is an identity field: a different value describes a different deployment, which is created rather than edited",
     reason = "FieldValueForbidden")
 @ValidationRule(
     value =
@@ -43,7 +44,8 @@ interface ModelDeploymentSpecDef {
 
   @ValidationRule(
       value = "self == oldSelf",
-      message = "kvCache is an identity field: a different value describes a different deployment, which is created rather than edited",
+      message =
+          "kvCache is an identity field: a different value describes a different deployment, which is created rather than edited",
       reason = "FieldValueForbidden")
   Optional<KvCacheRef> kvCache();
 

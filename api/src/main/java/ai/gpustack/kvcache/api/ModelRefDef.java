@@ -16,7 +16,8 @@ import org.immutables.value.Value;
 @JsonDeserialize(as = ModelRef.class)
 @ValidationRule(
     value = "self == oldSelf",
-    message = "model is an identity field: a different value describes a different deployment, which is created rather than edited",
+    message =
+        "model is an identity field: a different value describes a different deployment, which is created rather than edited",
     reason = "FieldValueForbidden")
 interface ModelRefDef {
   /** The model's name as the engine loads it (a hub id or a path). */

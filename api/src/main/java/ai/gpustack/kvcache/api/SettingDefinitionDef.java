@@ -19,7 +19,9 @@ interface SettingDefinitionDef {
   /** The values an {@link SettingKind#ENUM} takes. */
   List<String> allowedValues();
 
-  /** The environment variable that seeds it on first deploy: {@code GPUSTACK_<UPPER_SNAKE_NAME>}. */
+  /**
+   * The environment variable that seeds it on first deploy: {@code GPUSTACK_<UPPER_SNAKE_NAME>}.
+   */
   default String seedVariable() {
     return "GPUSTACK_" + name().toUpperCase(Locale.ROOT).replace('-', '_');
   }
@@ -46,8 +48,12 @@ interface SettingDefinitionDef {
   default void check() {
     if (kind() == SettingKind.ENUM && !allowedValues().contains(defaultValue())) {
       throw new IllegalArgumentException(
-          "setting " + Quoting.quote(name()) + ": default " + Quoting.quote(defaultValue())
-              + " is not among its allowed values " + allowedValues());
+          "setting "
+              + Quoting.quote(name())
+              + ": default "
+              + Quoting.quote(defaultValue())
+              + " is not among its allowed values "
+              + allowedValues());
     }
   }
 }

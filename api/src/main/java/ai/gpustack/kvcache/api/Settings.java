@@ -89,8 +89,7 @@ public final class Settings {
         .kvCacheDtypeOwned(
             kvCacheDtypeOwned(Optional.ofNullable(rawByName.get(KV_CACHE_DTYPE_OWNED.name()))))
         .spellingCheck(
-            spellingCheck(
-                Optional.ofNullable(rawByName.get(KV_CACHE_DTYPE_SPELLING_CHECK.name()))))
+            spellingCheck(Optional.ofNullable(rawByName.get(KV_CACHE_DTYPE_SPELLING_CHECK.name()))))
         .build();
   }
 }

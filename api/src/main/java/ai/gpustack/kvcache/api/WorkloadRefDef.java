@@ -9,8 +9,8 @@ import java.util.Comparator;
 import org.immutables.value.Value;
 
 /**
- * A workload that holds a Binding or a pool: {@code {kind, namespace, name}}. The namespace is empty
- * when the holder lives in the holder's own namespace.
+ * A workload that holds a Binding or a pool: {@code {kind, namespace, name}}. The namespace is
+ * empty when the holder lives in the holder's own namespace.
  */
 @Value.Immutable
 @JsonIgnoreProperties(ignoreUnknown = true)

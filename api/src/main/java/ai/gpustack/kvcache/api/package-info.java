@@ -1,6 +1,6 @@
 /**
- * Immutable domain values of gpustack-kvcache: the dtype a reuse domain binds, the specs and statuses
- * of the KV cache resources, the Settings that govern the dtype rule, and {@link
+ * Immutable domain values of gpustack-kvcache: the dtype a reuse domain binds, the specs and
+ * statuses of the KV cache resources, the Settings that govern the dtype rule, and {@link
  * ai.gpustack.kvcache.api.Problems}, the one way every rule reports what is wrong.
  *
  * <p>Every value here is immutable and null-free: absent fields are {@link java.util.Optional} or

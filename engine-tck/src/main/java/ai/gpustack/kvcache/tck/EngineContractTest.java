@@ -58,7 +58,10 @@ public abstract class EngineContractTest {
   private Dtype sampleDtype() {
     DtypeSpellings newest = engine().dtypeSpellings().newest();
     return Dtype.of(
-        newest.spellings().stream().filter(s -> !s.equals(Dtype.AUTO)).findFirst().orElse(Dtype.AUTO));
+        newest.spellings().stream()
+            .filter(s -> !s.equals(Dtype.AUTO))
+            .findFirst()
+            .orElse(Dtype.AUTO));
   }
 
   private AttachmentRequest attachment(Vehicle vehicle, boolean withDtype) {
@@ -66,7 +69,8 @@ public abstract class EngineContractTest {
         .vehicle(vehicle)
         .roleKind(RoleKind.Server)
         .clientEndpoint("mooncake-master.kv.svc:50051")
-        .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype(sampleDtype().value()).build())
+        .domain(
+            ReuseDomain.builder().name("team-a").blockSize(16).dtype(sampleDtype().value()).build())
         .tenant("team-a")
         .dtype(withDtype ? Optional.of(sampleDtype()) : Optional.empty())
         .build();
@@ -154,7 +158,9 @@ public abstract class EngineContractTest {
     @Test
     void the_dtype_pair_appears_exactly_once() {
       List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+          engine()
+              .renderCommand(
+                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
       assertThat(Collections.indexOfSubList(command, dtypePair())).isNotNegative();
       assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(1);
     }
@@ -162,7 +168,9 @@ public abstract class EngineContractTest {
     @Test
     void the_dtype_pair_comes_after_the_base_argv_and_before_extra_args() {
       List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+          engine()
+              .renderCommand(
+                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
       int pair = Collections.indexOfSubList(command, dtypePair());
       int extra = Collections.indexOfSubList(command, sampleExtraArgs());
       assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
@@ -183,7 +191,9 @@ public abstract class EngineContractTest {
     @Test
     void nothing_is_rendered_while_the_dtype_is_not_owned() {
       List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, false))));
+          engine()
+              .renderCommand(
+                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, false))));
       assertThat(newestReader().find(command, engine().dtypeFlag())).isEmpty();
     }
 
@@ -197,7 +207,9 @@ public abstract class EngineContractTest {
     @Test
     void the_listen_address_is_filled_once() {
       List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+          engine()
+              .renderCommand(
+                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
       for (String flag : engine().listenFlags()) {
         assertThat(newestReader().find(command, flag)).as(flag).hasSize(1);
       }
@@ -211,7 +223,9 @@ public abstract class EngineContractTest {
     void the_args_keep_their_own_entries_first_and_end_with_the_dtype_pair() {
       List<String> args = List.of("--served-model-name", "m");
       List<String> out =
-          engine().renderInjectedArgs(List.of("launcher"), args, attachment(Vehicle.INJECTED_POD, true));
+          engine()
+              .renderInjectedArgs(
+                  List.of("launcher"), args, attachment(Vehicle.INJECTED_POD, true));
       assertThat(out.subList(0, args.size())).isEqualTo(args);
       assertThat(out.subList(out.size() - 2, out.size())).isEqualTo(dtypePair());
       assertThat(newestReader().find(out, engine().dtypeFlag())).hasSize(1);
@@ -220,13 +234,16 @@ public abstract class EngineContractTest {
     @Test
     void nothing_about_the_dtype_is_appended_while_it_is_not_owned() {
       List<String> out =
-          engine().renderInjectedArgs(List.of("launcher"), List.of(), attachment(Vehicle.INJECTED_POD, false));
+          engine()
+              .renderInjectedArgs(
+                  List.of("launcher"), List.of(), attachment(Vehicle.INJECTED_POD, false));
       assertThat(newestReader().find(out, engine().dtypeFlag())).isEmpty();
     }
   }
 
   @Nested
-  @DisplayName("the flag reader reads every spelling the engine's parser reads as the flag, and no longer sibling")
+  @DisplayName(
+      "the flag reader reads every spelling the engine's parser reads as the flag, and no longer sibling")
   class FlagReading_ {
     @Test
     void every_inventory_knows_the_dtype_flag_and_every_owned_and_listen_flag() {
@@ -274,7 +291,10 @@ public abstract class EngineContractTest {
         for (int end = 3; end < flag.length(); end++) {
           String prefix = flag.substring(0, end);
           List<String> candidates =
-              inventory.flags().stream().map(FlagSpec::name).filter(n -> n.startsWith(prefix)).toList();
+              inventory.flags().stream()
+                  .map(FlagSpec::name)
+                  .filter(n -> n.startsWith(prefix))
+                  .toList();
           ReadToken read = reader.read(prefix).orElseThrow();
           if (candidates.contains(prefix)) {
             assertThat(read.reading()).isEqualTo(FlagReading.EXACT);
@@ -297,7 +317,9 @@ public abstract class EngineContractTest {
         String flag = engine().dtypeFlag();
         for (FlagSpec sibling : inventory.flags()) {
           if (sibling.name().startsWith(flag) && !sibling.name().equals(flag)) {
-            assertThat(reader.find(List.of(sibling.name(), "0"), flag)).as(sibling.name()).isEmpty();
+            assertThat(reader.find(List.of(sibling.name(), "0"), flag))
+                .as(sibling.name())
+                .isEmpty();
           }
         }
       }
@@ -325,8 +347,17 @@ public abstract class EngineContractTest {
         assertThat(engine().attachment(attachment(vehicle, true)))
             .isEqualTo(engine().attachment(attachment(vehicle, true)));
       }
-      assertThat(engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))))
-          .isEqualTo(engine().renderCommand(role(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))));
+      assertThat(
+              engine()
+                  .renderCommand(
+                      role(
+                          sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))))
+          .isEqualTo(
+              engine()
+                  .renderCommand(
+                      role(
+                          new ArrayList<>(sampleExtraArgs()),
+                          Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))));
     }
   }
 

@@ -20,7 +20,9 @@ abstract class DtypeSpellingsDef implements Versioned {
   @Override
   public abstract String source();
 
-  /** The spellings {@code [from, until)} accepts (either end may be null), read from {@code source}. */
+  /**
+   * The spellings {@code [from, until)} accepts (either end may be null), read from {@code source}.
+   */
   public static DtypeSpellings of(String from, String until, String source, String... spellings) {
     return DtypeSpellings.builder()
         .versions(VersionRange.of(from, until))

@@ -17,7 +17,9 @@ import java.util.Set;
  * the dtype pair last. New methods are only ever added as {@code default} methods.
  */
 public interface Engine {
-  /** The flag every engine in this project reads the KV-cache dtype from, unless it says otherwise. */
+  /**
+   * The flag every engine in this project reads the KV-cache dtype from, unless it says otherwise.
+   */
   String KV_CACHE_DTYPE = "--kv-cache-dtype";
 
   /**
@@ -64,9 +66,9 @@ public interface Engine {
   CacheAttachment attachment(AttachmentRequest request);
 
   /**
-   * Flags the operator always owns on this engine (its cache connector); a role's {@code
-   * extraArgs} naming one is refused. The dtype flag is owned only while the Setting is on and is
-   * not listed here.
+   * Flags the operator always owns on this engine (its cache connector); a role's {@code extraArgs}
+   * naming one is refused. The dtype flag is owned only while the Setting is on and is not listed
+   * here.
    */
   Set<String> ownedFlags();
 
@@ -79,7 +81,9 @@ public interface Engine {
    */
   Set<String> launchPrograms();
 
-  /** The inventory for {@code version}: its range's, the newest when absent, the oldest before all. */
+  /**
+   * The inventory for {@code version}: its range's, the newest when absent, the oldest before all.
+   */
   default FlagInventory flagInventory(Optional<String> version) {
     List<FlagInventory> all = flagInventories();
     return Versioned.select(all, version).entry().orElse(all.get(0));

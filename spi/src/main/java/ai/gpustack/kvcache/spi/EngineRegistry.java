@@ -95,7 +95,9 @@ public final class EngineRegistry {
     return name == null ? Optional.empty() : Optional.ofNullable(byKey.get(key(name)));
   }
 
-  /** The engine named {@code name}; otherwise an {@link UnknownEngineException} saying what to add. */
+  /**
+   * The engine named {@code name}; otherwise an {@link UnknownEngineException} saying what to add.
+   */
   public Engine resolve(String name) {
     return find(name).orElseThrow(() -> new UnknownEngineException(name, unknown(name)));
   }
@@ -113,7 +115,11 @@ public final class EngineRegistry {
             ? "add " + artifact + " to the classpath"
             : "add the jar of an engine module whose provider has that id (see"
                 + " docs/writing-an-engine.md)";
-    return "engine " + Quoting.quote(String.valueOf(name)) + " is not registered (" + known + "); "
+    return "engine "
+        + Quoting.quote(String.valueOf(name))
+        + " is not registered ("
+        + known
+        + "); "
         + fix;
   }
 

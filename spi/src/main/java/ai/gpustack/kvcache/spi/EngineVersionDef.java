@@ -35,7 +35,9 @@ abstract class EngineVersionDef implements Comparable<EngineVersion> {
     return parts;
   }
 
-  /** Parses {@code raw}; throws {@link IllegalArgumentException} naming it when it has no number. */
+  /**
+   * Parses {@code raw}; throws {@link IllegalArgumentException} naming it when it has no number.
+   */
   public static EngineVersion parse(String raw) {
     EngineVersion v = EngineVersion.builder().raw(raw).build();
     v.components();

@@ -6,8 +6,8 @@ import java.util.stream.Collectors;
 import org.immutables.value.Value;
 
 /**
- * The long options an engine's parser knows for a range of its versions: at least every option
- * that shares a prefix with a flag this project reads (the dtype flag, owned, listen and defaulted
+ * The long options an engine's parser knows for a range of its versions: at least every option that
+ * shares a prefix with a flag this project reads (the dtype flag, owned, listen and defaulted
  * flags), because prefix abbreviation is decided against all of them.
  */
 @Value.Immutable
@@ -28,7 +28,8 @@ abstract class FlagInventoryDef implements Versioned {
   void check() {
     List<String> names = flags().stream().map(FlagSpec::name).collect(Collectors.toList());
     if (names.stream().distinct().count() != names.size()) {
-      throw new IllegalArgumentException("flag inventory for " + versions() + " lists a flag twice");
+      throw new IllegalArgumentException(
+          "flag inventory for " + versions() + " lists a flag twice");
     }
     if (source().isBlank()) {
       throw new IllegalArgumentException("flag inventory for " + versions() + " names no source");

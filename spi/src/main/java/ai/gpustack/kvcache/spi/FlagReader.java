@@ -69,11 +69,11 @@ public final class FlagReader {
         }
       }
       if (candidates.size() == 1) {
-        return Optional.of(
-            read.reading(FlagReading.ABBREVIATION).flag(candidates.get(0)).build());
+        return Optional.of(read.reading(FlagReading.ABBREVIATION).flag(candidates.get(0)).build());
       }
       if (candidates.size() > 1) {
-        return Optional.of(read.reading(FlagReading.AMBIGUOUS).addAllCandidates(candidates).build());
+        return Optional.of(
+            read.reading(FlagReading.AMBIGUOUS).addAllCandidates(candidates).build());
       }
     }
     return Optional.of(read.reading(FlagReading.UNKNOWN).build());

@@ -28,7 +28,9 @@ abstract class FlagSpecDef {
   void check() {
     if (!name().matches("--[a-z0-9][a-z0-9_-]*")) {
       throw new IllegalArgumentException(
-          "flag " + Quoting.quote(name()) + " is not a canonical long option such as --kv-cache-dtype");
+          "flag "
+              + Quoting.quote(name())
+              + " is not a canonical long option such as --kv-cache-dtype");
     }
   }
 }

@@ -6,8 +6,9 @@ import org.immutables.value.Value;
 
 /**
  * The program a container's argv ({@code command} then {@code args}) launches. Python interpreters
- * are normalised to {@code python}, so {@code /usr/bin/python3.11 -m vllm.entrypoints.openai.api_server}
- * is the program {@code python -m vllm.entrypoints.openai.api_server}.
+ * are normalised to {@code python}, so {@code /usr/bin/python3.11 -m
+ * vllm.entrypoints.openai.api_server} is the program {@code python -m
+ * vllm.entrypoints.openai.api_server}.
  */
 @Value.Immutable
 abstract class LaunchDef {
@@ -33,7 +34,8 @@ abstract class LaunchDef {
     }
     String first = basename(argv.get(i));
     if (SHELLS.contains(first)) {
-      boolean inline = argv.subList(i + 1, argv.size()).stream().anyMatch(a -> a.matches("-[a-z]*c[a-z]*"));
+      boolean inline =
+          argv.subList(i + 1, argv.size()).stream().anyMatch(a -> a.matches("-[a-z]*c[a-z]*"));
       return Launch.builder()
           .kind(inline ? LaunchKind.SHELL : LaunchKind.SCRIPT)
           .program(first + (inline ? " -c" : ""))
@@ -52,7 +54,10 @@ abstract class LaunchDef {
           return module(a.substring(2));
         }
         if (!a.startsWith("-")) {
-          return Launch.builder().kind(LaunchKind.PYTHON_FILE).program("python " + basename(a)).build();
+          return Launch.builder()
+              .kind(LaunchKind.PYTHON_FILE)
+              .program("python " + basename(a))
+              .build();
         }
       }
       return Launch.builder().kind(LaunchKind.UNKNOWN).program("python").build();

@@ -8,7 +8,9 @@ public enum LaunchKind {
   PYTHON_MODULE,
   /** A Python file: {@code python3 serve.py ...}; its arguments may never reach the engine. */
   PYTHON_FILE,
-  /** A shell running a command string: {@code sh -c "..."}; appended args never reach the engine. */
+  /**
+   * A shell running a command string: {@code sh -c "..."}; appended args never reach the engine.
+   */
   SHELL,
   /** A shell script: {@code ./start.sh ...}; whether it forwards its args is unknown. */
   SCRIPT,

@@ -3,7 +3,9 @@ package ai.gpustack.kvcache.spi;
 import java.util.Optional;
 import org.immutables.value.Value;
 
-/** Engine versions from {@code from} (inclusive) until {@code until} (exclusive); open when absent. */
+/**
+ * Engine versions from {@code from} (inclusive) until {@code until} (exclusive); open when absent.
+ */
 @Value.Immutable
 abstract class VersionRangeDef {
   public abstract Optional<EngineVersion> from();

@@ -35,7 +35,8 @@ public interface Versioned {
       }
     }
     return new Lookup<>(
-        Optional.empty(), "none: engine version " + v + " is outside every range this module knows");
+        Optional.empty(),
+        "none: engine version " + v + " is outside every range this module knows");
   }
 
   /** Checks that {@code entries} are ascending and do not overlap; throws naming {@code what}. */
@@ -50,8 +51,11 @@ public interface Versioned {
           || next.from().isEmpty()
           || prev.until().get().compareTo(next.from().get()) > 0) {
         throw new IllegalArgumentException(
-            what + ": version ranges must ascend without overlapping, but " + prev
-                + " is followed by " + next);
+            what
+                + ": version ranges must ascend without overlapping, but "
+                + prev
+                + " is followed by "
+                + next);
       }
     }
   }

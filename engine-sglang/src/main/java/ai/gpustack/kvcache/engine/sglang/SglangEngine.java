@@ -179,5 +179,4 @@ public final class SglangEngine implements Engine {
   public Set<String> launchPrograms() {
     return Set.of("python -m sglang.launch_server", "sglang");
   }
-
 }

@@ -307,7 +307,6 @@ public final class VllmEngine implements Engine {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
-
   private static FlagInventory inventory(
       String from, String until, String source, List<FlagSpec> extra) {
     return FlagInventory.builder()
