@@ -1,0 +1,144 @@
+package ai.gpustack.kvcache.engine.sglang;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.ReuseDomain;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.CacheAttachment;
+import ai.gpustack.kvcache.spi.ManagedRole;
+import ai.gpustack.kvcache.spi.Vehicle;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SglangEngineTest {
+  private final SglangEngine sglang = new SglangEngine();
+
+  private static AttachmentRequest request(Vehicle vehicle) {
+    return AttachmentRequest.builder()
+        .vehicle(vehicle)
+        .clientEndpoint("mooncake.kv:50051")
+        .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("bf16").build())
+        .tenant("team-a")
+        .dtype(Dtype.of("bf16"))
+        .build();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0.2.14", "0.4.2", "0.5.4", "0.5.18", "0.9.0"})
+  void fp8_and_float16_are_rejected_by_every_version(String version) {
+    assertThat(sglang.checkDtype("fp8", Optional.of(version)).accepted()).isFalse();
+    assertThat(sglang.checkDtype("float16", Optional.of(version)).accepted()).isFalse();
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "bf16, 0.5.3, false",
+    "bf16, 0.5.4, true",
+    "fp8_e4m3, 0.4.1, false",
+    "fp8_e4m3, 0.4.2, true",
+    "nvfp4, 0.5.17, false",
+    "nvfp4, 0.5.18, true",
+    "fp4_e2m1, 0.5.18, false",
+  })
+  void each_spelling_is_accepted_where_the_table_says(
+      String dtype, String version, boolean accepted) {
+    assertThat(sglang.checkDtype(dtype, Optional.of(version)).accepted()).isEqualTo(accepted);
+  }
+
+  @Test
+  void a_managed_role_renders_the_storage_backend_the_dtype_extra_args_then_hierarchical_cache() {
+    List<String> command =
+        sglang.renderCommand(
+            ManagedRole.builder()
+                .model("qwen/qwen3-8b")
+                .addExtraArgs("--mem-fraction-static", "0.8")
+                .attachment(request(Vehicle.OPERATOR_ROLE))
+                .build());
+    assertThat(command)
+        .containsExactly(
+            "python3",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            "qwen/qwen3-8b",
+            "--hicache-storage-backend",
+            "mooncake",
+            "--kv-cache-dtype",
+            "bf16",
+            "--mem-fraction-static",
+            "0.8",
+            "--enable-hierarchical-cache",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "30000");
+  }
+
+  @Test
+  void hierarchical_cache_is_not_repeated_when_the_role_names_it() {
+    List<String> command =
+        sglang.renderCommand(
+            ManagedRole.builder()
+                .model("m")
+                .addExtraArgs("--enable-hierarchical")
+                .attachment(request(Vehicle.OPERATOR_ROLE))
+                .build());
+    assertThat(command)
+        .doesNotContain("--enable-hierarchical-cache")
+        .contains("--enable-hierarchical");
+  }
+
+  @Test
+  void an_injected_pod_ends_with_the_dtype_after_the_defaulted_switch() {
+    List<String> args =
+        sglang.renderInjectedArgs(
+            List.of("python3", "-m", "sglang.launch_server"),
+            List.of("--model-path", "m"),
+            request(Vehicle.INJECTED_POD));
+    assertThat(args)
+        .containsExactly(
+            "--model-path",
+            "m",
+            "--hicache-storage-backend",
+            "mooncake",
+            "--enable-hierarchical-cache",
+            "--kv-cache-dtype",
+            "bf16");
+  }
+
+  @Test
+  void the_store_client_is_configured_by_environment_the_operator_owns() {
+    CacheAttachment attachment = sglang.attachment(request(Vehicle.INJECTED_POD));
+    assertThat(attachment.env())
+        .contains(
+            EnvVar.of("MOONCAKE_MASTER", "mooncake.kv:50051"),
+            EnvVar.of("MOONCAKE_TENANT_ID", "team-a"));
+    assertThat(attachment.clientConfig()).isEmpty();
+    assertThat(
+            sglang.renderEnv(
+                List.of(EnvVar.of("MOONCAKE_TENANT_ID", "mine"), EnvVar.of("MC_TE_METRIC", "0")),
+                attachment))
+        .contains(EnvVar.of("MOONCAKE_TENANT_ID", "team-a"), EnvVar.of("MC_TE_METRIC", "0"))
+        .doesNotContain(EnvVar.of("MOONCAKE_TENANT_ID", "mine"));
+  }
+
+  @Test
+  void the_underscore_spelling_is_not_the_flag_on_sglang() {
+    assertThat(
+            sglang
+                .flagReader(Optional.empty())
+                .find(List.of("--kv_cache_dtype", "fp8"), "--kv-cache-dtype"))
+        .isEmpty();
+    assertThat(
+            sglang
+                .flagReader(Optional.empty())
+                .find(List.of("--kv-cache", "fp8"), "--kv-cache-dtype"))
+        .hasSize(1);
+  }
+}

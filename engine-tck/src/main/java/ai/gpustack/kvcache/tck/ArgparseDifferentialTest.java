@@ -1,0 +1,284 @@
+package ai.gpustack.kvcache.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.ReuseDomain;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.FlagInventory;
+import ai.gpustack.kvcache.spi.FlagOccurrence;
+import ai.gpustack.kvcache.spi.FlagReader;
+import ai.gpustack.kvcache.spi.FlagSpec;
+import ai.gpustack.kvcache.spi.ManagedRole;
+import ai.gpustack.kvcache.spi.Vehicle;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks an argparse-based engine's flag reader against Python's real {@code argparse}: for every
+ * flag inventory, thousands of generated argv spellings of the dtype flag (exact, {@code =value},
+ * prefixes, ambiguous prefixes, underscores, dotted members, repeats, longer siblings, a bare
+ * {@code --}) must be read the same way, and rendered command lines must parse with the Binding's
+ * dtype winning unless a stored role passes its own later. Skipped, saying why, where no {@code
+ * python3} runs or the engine does not parse with argparse.
+ */
+public abstract class ArgparseDifferentialTest {
+  private static final int RANDOM_CASES = 1500;
+
+  private ArgparseOracle oracle;
+
+  /** The engine under test; its dialect must be argparse-based. */
+  protected abstract Engine engine();
+
+  @BeforeEach
+  void findOracle() {
+    assumeTrue(
+        engine().dialect().parser().contains("argparse"),
+        () -> engine().id() + " does not parse with argparse: " + engine().dialect().parser());
+    Optional<ArgparseOracle> found = ArgparseOracle.find();
+    assumeTrue(found.isPresent(), "python3 is not on the PATH; the argparse oracle needs it");
+    oracle = found.get();
+  }
+
+  @Test
+  void the_flag_reader_agrees_with_argparse_on_every_generated_argv() {
+    String target = engine().dtypeFlag();
+    int compared = 0;
+    List<String> mismatches = new ArrayList<>();
+    String python = "";
+    for (FlagInventory inventory : engine().flagInventories()) {
+      List<List<String>> cases =
+          cases(inventory, target, new Random(inventory.versions().hashCode()));
+      ArgparseOracle.Answer answer =
+          oracle.parse(inventory, engine().dialect().underscoresAsDashes(), target, cases);
+      python = answer.pythonVersion();
+      FlagReader reader = new FlagReader(engine().dialect(), inventory.flags());
+      int comparable = 0;
+      for (int i = 0; i < cases.size(); i++) {
+        Optional<String> mismatch = compare(reader, target, cases.get(i), answer.verdicts().get(i));
+        if (mismatch == null) {
+          continue;
+        }
+        comparable++;
+        mismatch.ifPresent(m -> mismatches.add(inventory.versions() + " " + m));
+      }
+      assertThat(comparable)
+          .as("comparable cases for %s", inventory.versions())
+          .isGreaterThan(cases.size() * 9 / 10);
+      compared += comparable;
+    }
+    System.out.printf(
+        "%s: compared %d argv cases with Python %s argparse, %d disagreements%n",
+        engine().id(), compared, python, mismatches.size());
+    assertThat(mismatches).isEmpty();
+  }
+
+  @Test
+  void a_rendered_command_line_parses_with_the_bindings_dtype_winning() {
+    String target = engine().dtypeFlag();
+    String dtype = sampleDtype();
+    for (FlagInventory inventory : engine().flagInventories()) {
+      Optional<String> version = inventory.versions().from().map(Object::toString);
+      List<List<String>> cases = new ArrayList<>();
+      List<String> expected = new ArrayList<>();
+      cases.add(options(engine().renderCommand(role(List.of("--port", "9000"), version, dtype))));
+      expected.add(dtype);
+      for (String own :
+          ownSpellings(new FlagReader(engine().dialect(), inventory.flags()), target)) {
+        List<String> extra = own.contains("=") ? List.of(own) : List.of(own, "own");
+        cases.add(options(engine().renderCommand(role(extra, version, dtype))));
+        expected.add("own");
+      }
+      cases.add(
+          options(
+              engine()
+                  .renderInjectedArgs(
+                      List.of(),
+                      List.of(target, "theirs"),
+                      attachment(Vehicle.INJECTED_POD, version, dtype))));
+      expected.add(dtype);
+      ArgparseOracle.Answer answer =
+          oracle.parse(inventory, engine().dialect().underscoresAsDashes(), target, cases);
+      for (int i = 0; i < cases.size(); i++) {
+        assertThat(answer.verdicts().get(i).value())
+            .as("%s %s", inventory.versions(), cases.get(i))
+            .contains(expected.get(i));
+      }
+    }
+  }
+
+  /** The exact flag, its inline form, and every unique prefix and underscore spelling of it. */
+  private List<String> ownSpellings(FlagReader reader, String target) {
+    List<String> own = new ArrayList<>(List.of(target, target + "=own"));
+    for (String spelling : spellings(List.of(), target)) {
+      if (!spelling.equals(target)
+          && reader.read(spelling).map(t -> t.readsAs(target)).orElse(false)) {
+        own.add(spelling);
+      }
+    }
+    return own;
+  }
+
+  /**
+   * Null when the case does not bear on the target flag; else empty when reader and argparse agree.
+   */
+  private static Optional<String> compare(
+      FlagReader reader, String target, List<String> argv, ArgparseOracle.Verdict verdict) {
+    List<FlagOccurrence> found = reader.find(argv, target);
+    switch (verdict.kind()) {
+      case "value" -> {
+        boolean ambiguous = found.stream().anyMatch(FlagOccurrence::ambiguous);
+        Optional<String> ours = reader.lastValue(argv, target);
+        if (ambiguous || !ours.equals(verdict.value())) {
+          return Optional.of(
+              argv
+                  + ": argparse sets "
+                  + verdict.value()
+                  + ", reader says "
+                  + ours
+                  + (ambiguous ? " and ambiguous" : ""));
+        }
+        return Optional.empty();
+      }
+      case "missing" -> {
+        if (!verdict.detail().equals(target)) {
+          return null;
+        }
+        boolean ours = found.stream().anyMatch(o -> !o.ambiguous() && o.value().isEmpty());
+        return ours
+            ? Optional.empty()
+            : Optional.of(argv + ": argparse finds the flag without a value, reader does not");
+      }
+      case "ambiguous" -> {
+        if (!verdict.candidates().contains(target)) {
+          return null;
+        }
+        Set<String> theirs = new HashSet<>(verdict.candidates());
+        boolean ours =
+            found.stream()
+                .anyMatch(
+                    o -> o.ambiguous() && new HashSet<>(o.token().candidates()).equals(theirs));
+        return ours
+            ? Optional.empty()
+            : Optional.of(
+                argv + ": argparse says ambiguous among " + theirs + ", reader found " + found);
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  /** Spellings argparse might read as {@code target}, and many it must not. */
+  private List<String> spellings(FlagInventory inventory, String target) {
+    return spellings(inventory.flags(), target);
+  }
+
+  private List<String> spellings(List<FlagSpec> inventory, String target) {
+    Set<String> s = new LinkedHashSet<>();
+    List<String> names = new ArrayList<>();
+    names.add(target);
+    for (int end = 3; end < target.length(); end++) {
+      names.add(target.substring(0, end));
+    }
+    for (FlagSpec flag : inventory) {
+      if (flag.name().regionMatches(0, target, 0, 3)) {
+        names.add(flag.name());
+        names.add(flag.name() + "-extra");
+      }
+    }
+    for (String name : names) {
+      s.add(name);
+      s.add("--" + name.substring(2).replace('-', '_'));
+      int dash = name.indexOf('-', 2);
+      if (dash > 0) {
+        s.add(name.substring(0, dash) + "_" + name.substring(dash + 1));
+      }
+      s.add(name + ".member");
+    }
+    s.add(target.toUpperCase(java.util.Locale.ROOT));
+    s.add(target.substring(1));
+    s.add(target + " x");
+    return new ArrayList<>(s);
+  }
+
+  private List<List<String>> cases(FlagInventory inventory, String target, Random random) {
+    List<String> spellings = spellings(inventory, target);
+    List<List<String>> cases = new ArrayList<>();
+    int[] value = {0};
+    for (String spelling : spellings) {
+      cases.add(List.of(spelling, "v" + value[0]++));
+      cases.add(List.of(spelling + "=v" + value[0]++));
+      cases.add(List.of("--host", "h", spelling));
+    }
+    List<List<String>> fillers =
+        List.of(
+            List.of("model"),
+            List.of("--host", "0.0.0.0"),
+            List.of("--port", "8000"),
+            List.of("--"));
+    for (int n = 0; n < RANDOM_CASES; n++) {
+      List<String> argv = new ArrayList<>();
+      int items = 1 + random.nextInt(4);
+      for (int i = 0; i < items; i++) {
+        if (random.nextInt(4) == 0) {
+          argv.addAll(fillers.get(random.nextInt(fillers.size())));
+        } else {
+          String spelling = spellings.get(random.nextInt(spellings.size()));
+          if (random.nextBoolean()) {
+            argv.add(spelling + "=v" + value[0]++);
+          } else {
+            argv.add(spelling);
+            argv.add("v" + value[0]++);
+          }
+        }
+      }
+      cases.add(argv);
+    }
+    return cases;
+  }
+
+  private String sampleDtype() {
+    return engine().dtypeSpellings().newest().spellings().stream()
+        .filter(s -> !s.equals(Dtype.AUTO))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private AttachmentRequest attachment(Vehicle vehicle, Optional<String> version, String dtype) {
+    return AttachmentRequest.builder()
+        .vehicle(vehicle)
+        .clientEndpoint("master:50051")
+        .domain(ReuseDomain.builder().blockSize(16).dtype(dtype).build())
+        .dtype(Dtype.of(dtype))
+        .engineVersion(version)
+        .build();
+  }
+
+  private ManagedRole role(List<String> extraArgs, Optional<String> version, String dtype) {
+    return ManagedRole.builder()
+        .model("org/model")
+        .addAllExtraArgs(extraArgs)
+        .engineVersion(version)
+        .attachment(attachment(Vehicle.OPERATOR_ROLE, version, dtype))
+        .build();
+  }
+
+  /** The argv from its first option on: what the parser sees after the program and subcommand. */
+  private static List<String> options(List<String> argv) {
+    int first = 0;
+    while (first < argv.size() && !argv.get(first).startsWith("--")) {
+      first++;
+    }
+    return argv.subList(first, argv.size());
+  }
+}

@@ -1,0 +1,139 @@
+package ai.gpustack.kvcache.engine.vllm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.ReuseDomain;
+import ai.gpustack.kvcache.api.RoleKind;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.CacheAttachment;
+import ai.gpustack.kvcache.spi.Launch;
+import ai.gpustack.kvcache.spi.ManagedRole;
+import ai.gpustack.kvcache.spi.Vehicle;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class VllmEngineTest {
+  private final VllmEngine vllm = new VllmEngine();
+
+  private static AttachmentRequest request(Vehicle vehicle, RoleKind kind) {
+    return AttachmentRequest.builder()
+        .vehicle(vehicle)
+        .roleKind(kind)
+        .clientEndpoint("mooncake.kv:50051")
+        .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("bfloat16").build())
+        .tenant("team-a")
+        .dtype(Dtype.of("bfloat16"))
+        .build();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"0.3.0", "0.5.3", "0.11.0", "0.18.0", "0.29.0", "1.0.0"})
+  void bf16_is_rejected_by_every_version(String version) {
+    assertThat(vllm.checkDtype("bf16", Optional.of(version)).accepted()).isFalse();
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "bfloat16, 0.10.2, false",
+    "bfloat16, 0.11.0, true",
+    "float16, 0.17.1, false",
+    "float16, 0.18.0, true",
+    "fp8_inc, 0.9.2, false",
+    "fp8_inc, 0.10.0, true",
+    "nvfp4, 0.20.0, false",
+    "nvfp4, 0.21.0, true",
+    "nvfp4_4over6, 0.28.0, false",
+    "nvfp4_4over6, 0.29.0, true",
+    "fp8, 0.4.1, false",
+    "fp8, 0.4.2, true",
+  })
+  void each_spelling_is_accepted_from_the_version_that_added_it(
+      String dtype, String version, boolean accepted) {
+    assertThat(vllm.checkDtype(dtype, Optional.of(version)).accepted()).isEqualTo(accepted);
+  }
+
+  @Test
+  void the_newest_table_is_cache_py_at_v0_29() {
+    var verdict = vllm.checkDtype("bf16", Optional.empty());
+    assertThat(verdict.spellings()).hasSize(18).contains("bfloat16", "fp8", "nvfp4_ds_mla");
+    assertThat(verdict.source()).get().asString().contains("vllm/config/cache.py");
+    assertThat(verdict.table()).isEqualTo("newest (no engine version given)");
+  }
+
+  @Test
+  void a_managed_role_renders_serve_the_connector_the_dtype_extra_args_then_the_listen_fill() {
+    List<String> command =
+        vllm.renderCommand(
+            ManagedRole.builder()
+                .model("qwen/qwen3-8b")
+                .addExtraArgs("--max-model-len=4096")
+                .port(8080)
+                .attachment(request(Vehicle.OPERATOR_ROLE, RoleKind.Server))
+                .build());
+    assertThat(command)
+        .containsExactly(
+            "vllm",
+            "serve",
+            "qwen/qwen3-8b",
+            "--kv-transfer-config",
+            "{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}",
+            "--kv-cache-dtype",
+            "bfloat16",
+            "--max-model-len=4096",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "8080");
+  }
+
+  @Test
+  void a_listen_flag_the_role_passes_itself_is_not_filled_again() {
+    List<String> command =
+        vllm.renderCommand(
+            ManagedRole.builder().model("m").addExtraArgs("--port=9000", "--host", "::").build());
+    assertThat(command).containsExactly("vllm", "serve", "m", "--port=9000", "--host", "::");
+  }
+
+  @Test
+  void an_injected_pod_gets_the_connector_then_the_dtype_as_the_last_two_args() {
+    List<String> args =
+        vllm.renderInjectedArgs(
+            List.of("vllm"), List.of("serve"), request(Vehicle.INJECTED_POD, RoleKind.Decode));
+    assertThat(args)
+        .containsExactly(
+            "serve",
+            "--kv-transfer-config",
+            "{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_consumer\"}",
+            "--kv-cache-dtype",
+            "bfloat16");
+  }
+
+  @Test
+  void the_store_client_is_configured_by_a_file_the_env_points_at() {
+    CacheAttachment attachment = vllm.attachment(request(Vehicle.INJECTED_POD, RoleKind.Prefill));
+    assertThat(attachment.env())
+        .containsExactly(EnvVar.of("MOONCAKE_CONFIG_PATH", "/etc/gpustack/kvcache/mooncake.json"));
+    assertThat(attachment.clientConfig().orElseThrow().content())
+        .isEqualTo(
+            "{\"master_server_address\":\"mooncake.kv:50051\",\"metadata_server\":\"P2PHANDSHAKE\","
+                + "\"protocol\":\"tcp\",\"tenant_id\":\"team-a\"}");
+    assertThat(attachment.connectorArgs().get(1)).contains("kv_producer");
+  }
+
+  @Test
+  void vllm_and_its_api_server_module_are_entry_points() {
+    assertThat(vllm.launchedBy(Launch.identify(List.of("vllm", "serve")))).isTrue();
+    assertThat(
+            vllm.launchedBy(
+                Launch.identify(List.of("python3", "-m", "vllm.entrypoints.openai.api_server"))))
+        .isTrue();
+    assertThat(vllm.launchedBy(Launch.identify(List.of("python3", "-m", "sglang.launch_server"))))
+        .isFalse();
+  }
+}

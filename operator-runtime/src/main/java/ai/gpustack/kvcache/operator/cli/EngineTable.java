@@ -1,0 +1,141 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import ai.gpustack.kvcache.api.Json;
+import ai.gpustack.kvcache.spi.DtypeSpellings;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The registered engines and their dtype spellings, as text for people, JSON for scripts, and the
+ * Markdown of {@code docs/engines.md}. Deterministic: the same engines give the same bytes.
+ */
+final class EngineTable {
+  private final EngineRegistry registry;
+
+  EngineTable(EngineRegistry registry) {
+    this.registry = registry;
+  }
+
+  String text() {
+    StringBuilder out = new StringBuilder();
+    List<String[]> engines = new ArrayList<>();
+    engines.add(new String[] {"ENGINE", "PARSER", "MODULE", "PROVIDER"});
+    for (Engine e : registry.engines()) {
+      engines.add(
+          new String[] {e.id(), e.dialect().parser(), e.artifact(), e.getClass().getName()});
+    }
+    out.append(columns(engines));
+    for (Engine e : registry.engines()) {
+      out.append('\n')
+          .append(e.displayName())
+          .append(' ')
+          .append(e.dtypeFlag())
+          .append(" spellings\n");
+      List<String[]> rows = new ArrayList<>();
+      rows.add(new String[] {"  VERSIONS", "SPELLINGS", "SOURCE"});
+      for (DtypeSpellings s : e.dtypeSpellings().entries()) {
+        rows.add(new String[] {"  " + s.versions(), String.join(" ", s.spellings()), s.source()});
+      }
+      out.append(columns(rows));
+    }
+    out.append("\nAccepted by every registered engine (newest tables): ")
+        .append(String.join(" ", registry.portableSpellings()))
+        .append('\n');
+    return out.toString();
+  }
+
+  String json() {
+    ObjectNode root = Json.newMapper().createObjectNode();
+    ArrayNode engines = root.putArray("engines");
+    for (Engine e : registry.engines()) {
+      ObjectNode node = engines.addObject();
+      node.put("id", e.id())
+          .put("displayName", e.displayName())
+          .put("artifact", e.artifact())
+          .put("provider", e.getClass().getName())
+          .put("parser", e.dialect().parser())
+          .put("dtypeFlag", e.dtypeFlag());
+      ArrayNode spellings = node.putArray("spellings");
+      for (DtypeSpellings s : e.dtypeSpellings().entries()) {
+        ObjectNode entry = spellings.addObject();
+        entry.put("versions", s.versions().toString());
+        s.versions().from().ifPresent(v -> entry.put("from", v.raw()));
+        s.versions().until().ifPresent(v -> entry.put("until", v.raw()));
+        s.spellings().forEach(entry.putArray("accepted")::add);
+        entry.put("source", s.source());
+      }
+    }
+    registry.portableSpellings().forEach(root.putArray("portable")::add);
+    try {
+      return Json.newMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  String markdown() {
+    StringBuilder md = new StringBuilder();
+    md.append(
+            "<!-- Generated from the engine modules by `kvcache engines -o markdown`; do not edit. -->\n")
+        .append("# Engine dtype spellings\n\n")
+        .append(
+            "Each engine module ships the `--kv-cache-dtype` values its engine's parser accepts, per\n")
+        .append(
+            "engine version, with the upstream file and version they were read from. A Binding's\n")
+        .append(
+            "`spec.domain.dtype` reaches the engine verbatim, so it must be one of these for every\n")
+        .append("engine attached through the Binding.\n\n")
+        .append("## Accepted by every registered engine\n\n");
+    registry.portableSpellings().forEach(s -> md.append("- `").append(s).append("`\n"));
+    md.append(
+            "\n`auto` binds nothing (each engine resolves it from its model), so a new Binding may not\n")
+        .append("declare it while `model-deployment-kv-cache-dtype-owned` is on.\n");
+    for (Engine e : registry.engines()) {
+      md.append("\n## ")
+          .append(e.displayName())
+          .append("\n\n")
+          .append("Module `")
+          .append(e.artifact())
+          .append("`; flag `")
+          .append(e.dtypeFlag())
+          .append("`; parser: ")
+          .append(e.dialect().parser())
+          .append(".\n\n")
+          .append("| Versions | Accepted spellings | Source |\n|---|---|---|\n");
+      for (DtypeSpellings s : e.dtypeSpellings().entries()) {
+        md.append("| `").append(s.versions()).append("` | ");
+        List<String> quoted = new ArrayList<>();
+        s.spellings().forEach(x -> quoted.add("`" + x + "`"));
+        md.append(String.join(" ", quoted))
+            .append(" | ")
+            .append(s.source().replace("|", "\\|"))
+            .append(" |\n");
+      }
+    }
+    return md.toString();
+  }
+
+  private static String columns(List<String[]> rows) {
+    int[] width = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length - 1; i++) {
+        width[i] = Math.max(width[i], row[i].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        out.append(
+            i < row.length - 1 ? String.format("%-" + (width[i] + 2) + "s", row[i]) : row[i]);
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+}

@@ -1,0 +1,7 @@
+package ai.gpustack.kvcache.spi;
+
+class OtherTestEngine extends TestEngine {
+  OtherTestEngine(String id) {
+    super(id);
+  }
+}
