@@ -31,8 +31,8 @@ abstract class FlagOccurrenceDef {
       return spelling
           + ", which engine \""
           + engineId
-          + "\" cannot tell apart from "
-          + String.join(", ", token().candidates())
+          + "\" cannot resolve: it could be "
+          + String.join(", ", new java.util.TreeSet<>(token().candidates()))
           + " (an ambiguous prefix: the engine exits on it)";
     }
     if (spelling.equals(flag())) {

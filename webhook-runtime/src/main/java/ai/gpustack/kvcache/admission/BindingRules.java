@@ -1,0 +1,220 @@
+package ai.gpustack.kvcache.admission;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.KVCachePoolBindingSpec;
+import ai.gpustack.kvcache.api.ModelDeploymentSpec;
+import ai.gpustack.kvcache.api.Problems;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.spi.DtypeVerdict;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** KVCachePoolBinding admission: shape, the auto rule, immutability, the domain claim, quota. */
+final class BindingRules {
+  private final EngineRegistry engines;
+  private final ClusterView cluster;
+  private final ObjectReader reader;
+
+  BindingRules(EngineRegistry engines, ClusterView cluster, ObjectReader reader) {
+    this.engines = engines;
+    this.cluster = cluster;
+    this.reader = reader;
+  }
+
+  Decision decide(Request request) {
+    if (!request.isCreate() && !request.isUpdate()) {
+      return Decision.allow(List.of());
+    }
+    KVCachePoolBinding binding = reader.read(request.object(), KVCachePoolBinding.class);
+    Problems problems = Problems.create();
+    KVCachePoolBindingSpec spec = binding.getSpec();
+    if (spec == null) {
+      problems.required("spec", "a Binding names its pool, its reuse domain and its quota");
+      return Admission.verdict(request, problems, List.of());
+    }
+    String namespace = namespace(binding, request);
+    if (request.isCreate()) {
+      shape(spec, problems);
+      if (cluster.settings().kvCacheDtypeOwned() && Dtype.AUTO.equals(spec.domain().dtype())) {
+        problems.invalid("spec.domain.dtype", Dtype.AUTO, Refusal.BINDING_DTYPE_AUTO.detail());
+      }
+      if (problems.isEmpty()) {
+        Optional<KVCachePool> pool = cluster.pool(spec.poolRef().name());
+        if (pool.isEmpty()) {
+          problems.notFound(
+              "spec.poolRef.name",
+              spec.poolRef().name(),
+              Refusal.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name())));
+        } else {
+          claim(namespace, binding.getMetadata().getName(), spec, pool.get(), problems);
+          ceiling(spec, pool.get(), problems);
+        }
+      }
+    } else {
+      KVCachePoolBinding old = reader.read(request.oldObject(), KVCachePoolBinding.class);
+      KVCachePoolBindingSpec before = old.getSpec();
+      if (before != null) {
+        immutable(before, spec, problems);
+        if (!before.equals(spec)) {
+          shape(spec, problems);
+        }
+        if (problems.isEmpty() && ceilingMoved(before, spec)) {
+          cluster
+              .pool(spec.poolRef().name())
+              .ifPresentOrElse(
+                  pool -> ceiling(spec, pool, problems),
+                  () ->
+                      problems.notFound(
+                          "spec.poolRef.name",
+                          spec.poolRef().name(),
+                          Refusal.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name()))));
+        }
+      }
+    }
+    List<String> warnings = problems.isEmpty() ? warnings(namespace, binding) : List.of();
+    return Admission.verdict(request, problems, warnings);
+  }
+
+  static String namespace(KVCachePoolBinding binding, Request request) {
+    String ns = binding.getMetadata() == null ? null : binding.getMetadata().getNamespace();
+    return ns == null || ns.isEmpty() ? request.namespace() : ns;
+  }
+
+  private static void shape(KVCachePoolBindingSpec spec, Problems problems) {
+    if (spec.poolRef().name().isBlank()) {
+      problems.required("spec.poolRef.name", "the KVCachePool this Binding draws on");
+    }
+    spec.domain().validate("spec.domain", problems);
+    if (!Quantities.positive(spec.quota().ceiling())) {
+      problems.invalid(
+          "spec.quota.ceiling", spec.quota().ceiling(), Refusal.QUANTITY_NOT_POSITIVE.detail());
+    }
+  }
+
+  private static void immutable(
+      KVCachePoolBindingSpec before, KVCachePoolBindingSpec after, Problems problems) {
+    if (!before.poolRef().name().equals(after.poolRef().name())) {
+      problems.forbidden("spec.poolRef.name", Refusal.BINDING_POOL_IMMUTABLE.detail());
+    }
+    if (!before.domain().name().equals(after.domain().name())) {
+      problems.forbidden("spec.domain.name", Refusal.BINDING_DOMAIN_NAME_IMMUTABLE.detail());
+    }
+    if (before.domain().blockSize() != after.domain().blockSize()) {
+      problems.forbidden("spec.domain.blockSize", Refusal.BINDING_BLOCK_SIZE_IMMUTABLE.detail());
+    }
+    if (!before.domain().dtype().equals(after.domain().dtype())) {
+      problems.forbidden("spec.domain.dtype", Refusal.BINDING_DTYPE_IMMUTABLE.detail());
+    }
+  }
+
+  private static boolean ceilingMoved(KVCachePoolBindingSpec before, KVCachePoolBindingSpec after) {
+    Optional<BigDecimal> a = Quantities.amount(before.quota().ceiling());
+    Optional<BigDecimal> b = Quantities.amount(after.quota().ceiling());
+    if (a.isPresent() && b.isPresent()) {
+      return a.get().compareTo(b.get()) != 0;
+    }
+    return !before.quota().ceiling().equals(after.quota().ceiling());
+  }
+
+  /**
+   * One domain name per backend: another Binding on a pool of the same backend holding it refuses.
+   */
+  private void claim(
+      String namespace,
+      String name,
+      KVCachePoolBindingSpec spec,
+      KVCachePool pool,
+      Problems problems) {
+    if (pool.getSpec() == null || pool.getSpec().backends().isEmpty()) {
+      return;
+    }
+    String backend = pool.getSpec().backends().get(0);
+    for (KVCachePoolBinding other : cluster.bindings()) {
+      if (Objects.equals(other.getMetadata().getNamespace(), namespace)
+          && other.getMetadata().getName().equals(name)) {
+        continue;
+      }
+      if (other.getSpec() == null
+          || !other.getSpec().domain().name().equals(spec.domain().name())) {
+        continue;
+      }
+      boolean shared =
+          cluster
+              .pool(other.getSpec().poolRef().name())
+              .map(p -> p.getSpec() != null && p.getSpec().backends().contains(backend))
+              .orElse(false);
+      if (shared) {
+        problems.duplicate(
+            "spec.domain.name",
+            spec.domain().name(),
+            Refusal.BINDING_DOMAIN_CLAIMED.detail(
+                quote(spec.domain().name()),
+                other.getMetadata().getNamespace() + "/" + other.getMetadata().getName(),
+                backend,
+                quote(spec.domain().name())));
+        return;
+      }
+    }
+  }
+
+  private static void ceiling(KVCachePoolBindingSpec spec, KVCachePool pool, Problems problems) {
+    if (pool.getSpec() == null) {
+      return;
+    }
+    String total = pool.getSpec().quota().total();
+    Optional<BigDecimal> limit = Quantities.amount(total);
+    Optional<BigDecimal> asked = Quantities.amount(spec.quota().ceiling());
+    if (limit.isPresent() && asked.isPresent() && asked.get().compareTo(limit.get()) > 0) {
+      problems.invalid(
+          "spec.quota.ceiling",
+          spec.quota().ceiling(),
+          Refusal.BINDING_CEILING_OVER_POOL.detail(total, quote(pool.getMetadata().getName())));
+    }
+  }
+
+  private List<String> warnings(String namespace, KVCachePoolBinding binding) {
+    List<String> warnings = new ArrayList<>();
+    String dtype = binding.getSpec().domain().dtype();
+    String all = String.join(" ", engines.portableSpellings());
+    if (!engines.isEmpty() && !engines.anyAccepts(dtype)) {
+      warnings.add(
+          Refusal.BINDING_DTYPE_UNKNOWN_WARNING.detail(
+              quote(dtype),
+              engines.engines().stream().map(Engine::id).collect(Collectors.joining(", ")),
+              all));
+    }
+    List<String> rejecting = new ArrayList<>();
+    for (ModelDeployment md : cluster.modelDeployments(namespace)) {
+      ModelDeploymentSpec spec = md.getSpec();
+      if (spec == null
+          || spec.kvCache().isEmpty()
+          || !spec.kvCache().get().poolRef().name().equals(binding.getMetadata().getName())) {
+        continue;
+      }
+      Optional<Engine> engine = engines.find(spec.engine().name());
+      if (engine.isPresent()) {
+        DtypeVerdict verdict = engine.get().checkDtype(dtype, spec.engine().version());
+        if (!verdict.accepted()) {
+          rejecting.add(
+              "ModelDeployment " + md.getMetadata().getName() + " on " + engine.get().id());
+        }
+      }
+    }
+    if (!rejecting.isEmpty()) {
+      warnings.add(
+          Refusal.BINDING_DTYPE_ATTACHED_WARNING.detail(
+              quote(dtype), String.join(", ", rejecting), all));
+    }
+    return warnings;
+  }
+}

@@ -1,0 +1,469 @@
+package ai.gpustack.kvcache.admission;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.Problems;
+import ai.gpustack.kvcache.api.ProblemsException;
+import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.CacheAttachment;
+import ai.gpustack.kvcache.spi.ClientConfigFile;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.spi.FlagOccurrence;
+import ai.gpustack.kvcache.spi.FlagReader;
+import ai.gpustack.kvcache.spi.Launch;
+import ai.gpustack.kvcache.spi.LaunchKind;
+import ai.gpustack.kvcache.spi.Vehicle;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.zjsonpatch.DiffFlags;
+import io.fabric8.zjsonpatch.JsonDiff;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Pod injection (mutating, CREATE): attaches an opted-in Pod's target container to its Binding's
+ * cache. Every refusal happens before any mutation, so a refused Pod is unchanged; the patch
+ * touches only the target container, {@code spec.volumes} and the two injection annotations.
+ */
+final class PodInjection {
+  /** The keys a person may write; everything else under the prefix is refused. */
+  static final Set<String> READ_ANNOTATIONS =
+      Set.of(
+          Keys.BINDING,
+          Keys.ENGINE,
+          Keys.ENGINE_VERSION,
+          Keys.CONTAINER,
+          Keys.LAUNCH_ARGS_FORWARDED);
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final EngineRegistry engines;
+  private final ClusterView cluster;
+  private final ObjectReader reader;
+  private final KubernetesSerialization serialization;
+
+  PodInjection(
+      EngineRegistry engines,
+      ClusterView cluster,
+      ObjectReader reader,
+      KubernetesSerialization serialization) {
+    this.engines = engines;
+    this.cluster = cluster;
+    this.reader = reader;
+    this.serialization = serialization;
+  }
+
+  Decision decide(Request request) {
+    if (!request.isCreate()) {
+      return Decision.allow(List.of());
+    }
+    Pod pod = reader.read(request.object(), Pod.class);
+    Map<String, String> labels =
+        orEmpty(pod.getMetadata() == null ? null : pod.getMetadata().getLabels());
+    if (!"true".equals(labels.get(Keys.INJECT))) {
+      return Decision.allow(List.of());
+    }
+    Map<String, String> annotations = orEmpty(pod.getMetadata().getAnnotations());
+    Problems problems = Problems.create();
+    List<String> warnings = new ArrayList<>();
+
+    vocabulary(labels, annotations, problems);
+    String bindingName = annotations.get(Keys.BINDING);
+    String bindingField = "metadata.annotations[" + Keys.BINDING + "]";
+    if (bindingName == null || bindingName.isBlank()) {
+      problems.required(bindingField, Refusal.POD_BINDING_REQUIRED.detail());
+    } else if (bindingName.contains("/")) {
+      problems.invalid(bindingField, bindingName, Refusal.POD_BINDING_NAMESPACED.detail());
+    }
+    String engineName = annotations.get(Keys.ENGINE);
+    String engineField = "metadata.annotations[" + Keys.ENGINE + "]";
+    Optional<Engine> engine = Optional.empty();
+    if (engineName == null || engineName.isBlank()) {
+      problems.required(engineField, Refusal.POD_ENGINE_REQUIRED.detail(registered()));
+    } else {
+      engine = engines.find(engineName);
+      if (engine.isEmpty()) {
+        problems.notSupported(
+            engineField,
+            engineName,
+            Refusal.DEPLOYMENT_ENGINE_UNKNOWN.detail(engines.unknown(engineName)));
+      }
+    }
+    String forwarded = annotations.get(Keys.LAUNCH_ARGS_FORWARDED);
+    if (forwarded != null && !forwarded.equals("true")) {
+      problems.invalid(
+          "metadata.annotations[" + Keys.LAUNCH_ARGS_FORWARDED + "]",
+          forwarded,
+          Refusal.POD_LAUNCH_FORWARDED_VALUE.detail());
+    }
+    if (!problems.isEmpty()) {
+      return Admission.verdict(request, problems, warnings);
+    }
+
+    String namespace = pod.getMetadata().getNamespace();
+    if (namespace == null || namespace.isEmpty()) {
+      namespace = request.namespace();
+    }
+    Optional<KVCachePoolBinding> found = cluster.binding(namespace, bindingName);
+    if (found.isEmpty()) {
+      problems.notFound(
+          bindingField,
+          bindingName,
+          Refusal.POD_BINDING_NOT_FOUND.detail(quote(bindingName), quote(namespace)));
+      return Admission.verdict(request, problems, warnings);
+    }
+    KVCachePoolBinding binding = found.get();
+    if (binding.getMetadata().getDeletionTimestamp() != null) {
+      problems.forbidden(bindingField, Refusal.POD_BINDING_TERMINATING.detail(quote(bindingName)));
+      return Admission.verdict(request, problems, warnings);
+    }
+    String poolName = binding.getSpec().poolRef().name();
+    Optional<KVCachePool> pool = cluster.pool(poolName);
+    if (pool.isEmpty()) {
+      problems.notFound(
+          bindingField,
+          bindingName,
+          Refusal.POD_POOL_NOT_FOUND.detail(quote(poolName), quote(bindingName)));
+      return Admission.verdict(request, problems, warnings);
+    }
+    Optional<String> endpoint =
+        pool.get().getStatus() == null ? Optional.empty() : pool.get().getStatus().clientEndpoint();
+    if (endpoint.isEmpty()) {
+      problems.invalid(
+          bindingField, bindingName, Refusal.POD_POOL_NO_ENDPOINT.detail(quote(poolName)));
+      return Admission.verdict(request, problems, warnings);
+    }
+    EffectiveSettings settings = cluster.settings();
+    Optional<Dtype> dtype = Optional.empty();
+    if (settings.kvCacheDtypeOwned()) {
+      try {
+        dtype = Optional.of(binding.getSpec().domain().checkedDtype());
+      } catch (ProblemsException e) {
+        problems.invalid(bindingField, bindingName, "the Binding's " + e.getMessage());
+        return Admission.verdict(request, problems, warnings);
+      }
+    }
+
+    List<Container> containers = pod.getSpec() == null ? List.of() : pod.getSpec().getContainers();
+    int target = target(pod, annotations.get(Keys.CONTAINER), problems);
+    if (!problems.isEmpty()) {
+      return Admission.verdict(request, problems, warnings);
+    }
+    Container container = containers.get(target);
+    Engine e = engine.get();
+    Optional<String> version = Optional.ofNullable(annotations.get(Keys.ENGINE_VERSION));
+    List<String> command = orEmpty(container.getCommand());
+    List<String> args = orEmpty(container.getArgs());
+    String at = "spec.containers[" + target + "]";
+    FlagReader flags = e.flagReader(version);
+    for (String flag : new TreeSet<>(e.ownedFlags())) {
+      scan(
+          flags,
+          command,
+          args,
+          flag,
+          at,
+          (o, field) ->
+              problems.forbidden(
+                  field,
+                  Refusal.POD_OWNED_FLAG.detail(
+                      quote(container.getName()), o.describe(e.id()), quote(e.id()))));
+    }
+    List<EnvVar> env = orEmpty(container.getEnv());
+    for (int k = 0; k < env.size(); k++) {
+      if (e.ownedEnv().contains(env.get(k).getName())) {
+        problems.forbidden(
+            at + ".env[" + k + "].name",
+            Refusal.POD_OWNED_ENV.detail(
+                quote(container.getName()), env.get(k).getName(), quote(e.id())));
+      }
+    }
+    if (dtype.isPresent()) {
+      scan(
+          flags,
+          command,
+          args,
+          e.dtypeFlag(),
+          at,
+          (o, field) ->
+              problems.forbidden(
+                  field,
+                  Refusal.POD_DTYPE_FLAG.detail(quote(container.getName()), o.describe(e.id()))));
+    }
+    String launchProgram =
+        launch(container, command, args, e, "true".equals(forwarded), at, problems);
+    if (dtype.isPresent() && settings.spellingCheck() != SpellingCheck.Off) {
+      Optional<String> rejected = DeploymentRules.spellingVerdict(e, version, binding, engines);
+      if (rejected.isPresent()) {
+        if (settings.spellingCheck() == SpellingCheck.Enforce) {
+          problems.invalid(bindingField, bindingName, rejected.get());
+        } else {
+          warnings.add(rejected.get());
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      return Admission.verdict(request, problems, warnings);
+    }
+
+    boolean tenants =
+        pool.get().getSpec().backends().stream()
+            .findFirst()
+            .flatMap(cluster::backend)
+            .map(KVCacheBackend::getSpec)
+            .map(s -> s.multiTenancy())
+            .orElse(true);
+    AttachmentRequest attach =
+        AttachmentRequest.builder()
+            .vehicle(Vehicle.INJECTED_POD)
+            .clientEndpoint(endpoint.get())
+            .domain(binding.getSpec().domain())
+            .tenant(tenants ? Optional.of(binding.getSpec().domain().name()) : Optional.empty())
+            .dtype(dtype)
+            .engineVersion(version)
+            .build();
+    return mutate(request, pod, target, e, attach, bindingName, launchProgram, warnings);
+  }
+
+  private Decision mutate(
+      Request request,
+      Pod pod,
+      int target,
+      Engine engine,
+      AttachmentRequest attach,
+      String binding,
+      String launchProgram,
+      List<String> warnings) {
+    JsonNode before = serialization.convertValue(pod, JsonNode.class);
+    Pod after = serialization.clone(pod);
+    Container container = after.getSpec().getContainers().get(target);
+    CacheAttachment attachment = engine.attachment(attach);
+    container.setArgs(
+        new ArrayList<>(
+            engine.renderInjectedArgs(
+                orEmpty(container.getCommand()), orEmpty(container.getArgs()), attach)));
+    container.setEnv(env(orEmpty(container.getEnv()), attachment));
+    Map<String, String> annotations =
+        new LinkedHashMap<>(orEmpty(after.getMetadata().getAnnotations()));
+    Map<String, String> record = new LinkedHashMap<>();
+    record.put("binding", binding);
+    record.put("engine", engine.id());
+    record.put("domain", attach.domain().name());
+    attach.dtype().ifPresent(d -> record.put("dtype", d.value()));
+    record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
+    record.put("launchProgram", launchProgram);
+    annotations.put(Keys.INJECTED, json(record));
+    attachment
+        .clientConfig()
+        .ifPresent(
+            config -> {
+              annotations.put(Keys.CLIENT_CONFIG, config.content());
+              List<Volume> volumes = new ArrayList<>(orEmpty(after.getSpec().getVolumes()));
+              volumes.removeIf(v -> ClientConfigFile.VOLUME.equals(v.getName()));
+              volumes.add(
+                  new VolumeBuilder()
+                      .withName(ClientConfigFile.VOLUME)
+                      .withNewDownwardAPI()
+                      .addNewItem()
+                      .withPath(config.fileName())
+                      .withNewFieldRef()
+                      .withFieldPath("metadata.annotations['" + Keys.CLIENT_CONFIG + "']")
+                      .endFieldRef()
+                      .endItem()
+                      .endDownwardAPI()
+                      .build());
+              after.getSpec().setVolumes(volumes);
+              List<VolumeMount> mounts = new ArrayList<>(orEmpty(container.getVolumeMounts()));
+              mounts.removeIf(m -> ClientConfigFile.VOLUME.equals(m.getName()));
+              mounts.add(
+                  new VolumeMountBuilder()
+                      .withName(ClientConfigFile.VOLUME)
+                      .withMountPath(config.directory())
+                      .withReadOnly(true)
+                      .build());
+              container.setVolumeMounts(mounts);
+            });
+    after.getMetadata().setAnnotations(annotations);
+    JsonNode patched = serialization.convertValue(after, JsonNode.class);
+    JsonNode patch =
+        JsonDiff.asJson(
+            before,
+            patched,
+            EnumSet.of(DiffFlags.OMIT_MOVE_OPERATION, DiffFlags.OMIT_COPY_OPERATION));
+    String containerPath = "/spec/containers/" + target + "/";
+    for (JsonNode op : patch) {
+      String path = op.path("path").asText();
+      if (!path.startsWith(containerPath)
+          && !path.startsWith("/spec/volumes")
+          && !path.startsWith("/metadata/annotations")) {
+        throw new IllegalStateException("injection would touch " + path + ", outside its contract");
+      }
+    }
+    return Decision.patch(patch, patched, warnings);
+  }
+
+  /**
+   * Declared entries first, then the owned ones, then defaulted ones the container does not set.
+   */
+  private static List<EnvVar> env(List<EnvVar> declared, CacheAttachment attachment) {
+    List<EnvVar> out = new ArrayList<>(declared);
+    attachment
+        .env()
+        .forEach(v -> out.add(new EnvVarBuilder().withName(v.name()).withValue(v.value()).build()));
+    for (var d : attachment.defaultedEnv()) {
+      if (out.stream().noneMatch(v -> v.getName().equals(d.name()))) {
+        out.add(new EnvVarBuilder().withName(d.name()).withValue(d.value()).build());
+      }
+    }
+    return out;
+  }
+
+  private static void vocabulary(
+      Map<String, String> labels, Map<String, String> annotations, Problems problems) {
+    String keys =
+        String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
+    for (String key : new TreeSet<>(labels.keySet())) {
+      if (key.startsWith(Keys.INJECTION_PREFIX) && !key.equals(Keys.INJECT)) {
+        problems.forbidden(
+            "metadata.labels[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, keys));
+      }
+    }
+    for (String key : new TreeSet<>(annotations.keySet())) {
+      if (key.startsWith(Keys.INJECTION_PREFIX) && !READ_ANNOTATIONS.contains(key)) {
+        problems.forbidden(
+            "metadata.annotations[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, keys));
+      }
+    }
+  }
+
+  private static int target(Pod pod, String name, Problems problems) {
+    List<Container> containers =
+        pod.getSpec() == null ? List.of() : orEmpty(pod.getSpec().getContainers());
+    String field = "metadata.annotations[" + Keys.CONTAINER + "]";
+    List<String> names = containers.stream().map(Container::getName).toList();
+    if (name == null) {
+      if (containers.size() == 1) {
+        return 0;
+      }
+      problems.required(field, Refusal.POD_CONTAINER_REQUIRED.detail(containers.size()));
+      return -1;
+    }
+    int index = names.indexOf(name);
+    if (index >= 0) {
+      return index;
+    }
+    boolean init =
+        pod.getSpec() != null
+            && orEmpty(pod.getSpec().getInitContainers()).stream()
+                .anyMatch(c -> name.equals(c.getName()));
+    if (init) {
+      problems.invalid(field, name, Refusal.POD_CONTAINER_INIT.detail(quote(name)));
+    } else {
+      problems.notFound(
+          field,
+          name,
+          Refusal.POD_CONTAINER_NOT_FOUND.detail(quote(name), String.join(", ", names)));
+    }
+    return -1;
+  }
+
+  /** The launch program, refusing a launch the appended args may never reach. */
+  private static String launch(
+      Container container,
+      List<String> command,
+      List<String> args,
+      Engine engine,
+      boolean forwarded,
+      String at,
+      Problems problems) {
+    String name = quote(container.getName());
+    if (command.isEmpty() && args.isEmpty()) {
+      problems.required(at + ".command", Refusal.POD_NO_ARGV.detail(name));
+      return "";
+    }
+    List<String> argv = new ArrayList<>(command);
+    argv.addAll(args);
+    Launch launch = command.isEmpty() ? Launch.identify(List.of()) : Launch.identify(argv);
+    if (launch.kind() == LaunchKind.SHELL) {
+      problems.forbidden(at + ".command", Refusal.POD_SHELL_LAUNCH.detail(name, launch.program()));
+    } else if (launch.kind() == LaunchKind.SCRIPT) {
+      problems.forbidden(
+          at + ".command", Refusal.POD_SCRIPT_LAUNCH.detail(name, quote(launch.program())));
+    } else if (!engine.launchedBy(launch) && !forwarded) {
+      problems.forbidden(
+          at + ".command",
+          Refusal.POD_UNKNOWN_LAUNCH.detail(
+              name,
+              launch.kind() == LaunchKind.UNKNOWN
+                  ? "the image's entrypoint"
+                  : quote(launch.program()),
+              quote(engine.id()),
+              String.join(", ", new TreeSet<>(engine.launchPrograms()))));
+    }
+    return launch.kind() == LaunchKind.UNKNOWN ? "(image entrypoint)" : launch.program();
+  }
+
+  private static void scan(
+      FlagReader flags,
+      List<String> command,
+      List<String> args,
+      String flag,
+      String at,
+      java.util.function.BiConsumer<FlagOccurrence, String> refuse) {
+    // Scanned as one argv, as the engine sees it, but each hit names its own field.
+    List<String> argv = new ArrayList<>(command);
+    argv.addAll(args);
+    for (FlagOccurrence o : flags.find(argv, flag)) {
+      String field =
+          o.index() < command.size()
+              ? at + ".command[" + o.index() + "]"
+              : at + ".args[" + (o.index() - command.size()) + "]";
+      refuse.accept(o, field);
+    }
+  }
+
+  private String registered() {
+    return engines.isEmpty()
+        ? "no engine module is registered"
+        : String.join(", ", engines.engines().stream().map(Engine::id).toList());
+  }
+
+  private static String json(Map<String, String> fields) {
+    ObjectNode node = JSON.createObjectNode();
+    fields.forEach(node::put);
+    return node.toString();
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+
+  private static Map<String, String> orEmpty(Map<String, String> map) {
+    return map == null ? new HashMap<>() : map;
+  }
+}

@@ -1,0 +1,272 @@
+package ai.gpustack.kvcache.admission;
+
+import java.util.Locale;
+
+/**
+ * Every refusal and warning the system words, with its cause and fix: the message catalog that
+ * {@code docs/troubleshooting.md} is generated from. A template's {@code %s} are filled in order;
+ * callers quote values themselves.
+ */
+public enum Refusal {
+  BINDING_DTYPE_AUTO(
+      "\"auto\" lets each engine resolve its own from the model it loads, so it binds nothing: the"
+          + " dtype is handed to every engine attached through this Binding as --kv-cache-dtype;"
+          + " name the type, for example bfloat16",
+      "A new Binding declares auto while model-deployment-kv-cache-dtype-owned is on.",
+      "Declare the element type the engines should write, e.g. bfloat16 (docs/engines.md lists"
+          + " what each engine accepts). Bindings stored with auto keep working."),
+  BINDING_POOL_IMMUTABLE(
+      "poolRef is immutable: the domain's blocks and quota live on that pool; create another"
+          + " Binding to use another pool",
+      "An update re-points spec.poolRef.",
+      "Create a new Binding on the other pool and move the workloads to it."),
+  BINDING_DOMAIN_NAME_IMMUTABLE(
+      "name is immutable: the domain's blocks and ledger live under it; create a new Binding to"
+          + " use another name",
+      "An update renames spec.domain.name.",
+      "Create a new Binding with the new name."),
+  BINDING_BLOCK_SIZE_IMMUTABLE(
+      "blockSize is immutable: blocks were written at this size, and reading them back at a new"
+          + " one is silent corruption; create a new Binding with a new domain.name",
+      "An update changes spec.domain.blockSize.",
+      "Create a new Binding with the new block size and a new domain.name."),
+  BINDING_DTYPE_IMMUTABLE(
+      "dtype is immutable: blocks were written as this type, and reading them back as another one"
+          + " is silent corruption; create a new Binding with a new domain.name (the upgrade"
+          + " guide's recovery)",
+      "An update changes spec.domain.dtype.",
+      "Follow 'If new Pods fail argument parsing' in docs/upgrading-to-an-enforced-binding-dtype.md."),
+  BINDING_DOMAIN_CLAIMED(
+      "domain %s is already claimed by KVCachePoolBinding %s: both Bindings' pools name %s, and"
+          + " one master keeps one ledger per domain name (Two masters hold two ledgers: the same"
+          + " name on a pool of another backend is admitted), so a second %s is not permitted on"
+          + " this master either; choose another spec.domain.name",
+      "Another Binding whose pool is served by the same backend already holds this domain name.",
+      "Choose another spec.domain.name; the old name is free once the holding Binding is gone."),
+  BINDING_POOL_NOT_FOUND(
+      "KVCachePool %s does not exist: create it first, or name an existing pool",
+      "spec.poolRef names no pool.", "Create the KVCachePool, or fix the name."),
+  BINDING_CEILING_OVER_POOL(
+      "must not exceed the pool's own ceiling of %s (KVCachePool %s spec.quota.total)",
+      "A new Binding asks for more than its pool holds.",
+      "Lower spec.quota.ceiling, or raise the pool's spec.quota.total."),
+  QUANTITY_NOT_POSITIVE(
+      "must be a Kubernetes quantity greater than 0, for example 20Gi",
+      "A quota is zero, negative, or not a quantity.",
+      "Write a positive quantity such as 20Gi or 1Ti."),
+  BINDING_DTYPE_UNKNOWN_WARNING(
+      "spec.domain.dtype %s is accepted by no registered engine (%s at their newest spelling"
+          + " tables): every engine attached through this Binding would fail argument parsing"
+          + " unless its build is newer than its module's table; every registered engine accepts"
+          + " %s",
+      "Warning only: no registered engine module lists the spelling.",
+      "Check the spelling against docs/engines.md; for an engine build newer than its module's"
+          + " table, carry on."),
+  BINDING_DTYPE_ATTACHED_WARNING(
+      "spec.domain.dtype %s is rejected by engines already naming this Binding (%s); they share"
+          + " %s",
+      "Warning only: deployments already naming this Binding run engines that reject the spelling.",
+      "Declare a spelling every attached engine accepts (docs/engines.md)."),
+  POOL_ONE_BACKEND(
+      "must name exactly one KVCacheBackend",
+      "spec.backends is empty or names several backends.",
+      "Name the one backend whose master the pool's domains live on."),
+  POOL_BACKENDS_IMMUTABLE(
+      "backends is immutable: the pool's domains and ledgers live on that backend; create a new"
+          + " pool",
+      "An update changes spec.backends.",
+      "Create a new pool on the other backend."),
+  BACKEND_EXTERNAL_REQUIRED(
+      "this project supports external backends only: set spec.connection.external.clientEndpoint"
+          + " to the host:port of an existing Mooncake master",
+      "spec.connection.external is missing.",
+      "Point the backend at an existing Mooncake master."),
+  BACKEND_ENDPOINT_SYNTAX(
+      "must be host:port: a DNS name, an IPv4 address or a bracketed IPv6 address, and a port from"
+          + " 1 to 65535",
+      "spec.connection.external.clientEndpoint is not host:port.",
+      "Write it as mooncake-master.kv.svc:50051."),
+  DEPLOYMENT_ROLES_REQUIRED(
+      "a deployment has 1 to %s roles",
+      "spec.roles is empty.", "Add a role, for example {name: server}."),
+  DEPLOYMENT_ROLES_TOO_MANY(
+      "%s roles: a deployment has at most %s",
+      "spec.roles lists more than the maximum.", "Split the deployment."),
+  DEPLOYMENT_ROLE_NAME(
+      "a role is named like a Kubernetes object: %s",
+      "A role's name is not a DNS-1123 label.", "Use lowercase letters, digits and '-'."),
+  DEPLOYMENT_ROLE_DUPLICATE(
+      "role names are unique within a deployment", "Two roles share a name.", "Rename one."),
+  DEPLOYMENT_REPLICAS(
+      "must be between 0 and 1024",
+      "A role's replicas are out of range.",
+      "Set replicas between 0 and 1024."),
+  DEPLOYMENT_ENGINE_UNKNOWN(
+      "%s",
+      "spec.engine.name (or the engine annotation) names no registered engine.",
+      "Use a registered engine id (kvcache engines lists them) or add its module's jar."),
+  DEPLOYMENT_IDENTITY(
+      "%s is an identity field: a different value describes a different deployment, which is"
+          + " created rather than edited",
+      "An update changes model, engine.name, kvCache, the role set, or a role's name, kind or"
+          + " command.",
+      "Create a new deployment with the new value and delete the old one."),
+  DEPLOYMENT_OWNED_FLAG(
+      "%s is owned by the operator on engine %s (%s): remove it, or set roles[].command to own"
+          + " the role's whole argv",
+      "A role's extraArgs passes a flag the operator renders for the cache connector.",
+      "Remove it from extraArgs, or take the argv over with roles[].command."),
+  DEPLOYMENT_OWNED_ENV(
+      "%s is owned by the operator on engine %s (it configures the cache client): remove it, or"
+          + " set roles[].command to own the role's whole argv",
+      "A role's env sets a variable the operator renders for the cache client.",
+      "Remove it from env, or take the role over with roles[].command."),
+  DEPLOYMENT_DTYPE_FLAG(
+      "\"--kv-cache-dtype\" is set by the operator while spec.kvCache names a pool%s: the"
+          + " Binding's spec.domain.dtype is handed to every engine attached through it; remove"
+          + " this entry, name a Binding that declares the dtype you want, or set roles[].command"
+          + " to own the role's whole argv",
+      "A managed role of a pool-attached deployment passes --kv-cache-dtype (in any spelling its"
+          + " engine reads as it) while model-deployment-kv-cache-dtype-owned is on. Stored"
+          + " deployments keep running on their own value, but every update is refused.",
+      "Remove the flag from extraArgs once the Binding's dtype is the one the role should run."),
+  DTYPE_REJECTED_BY_ENGINE(
+      "KVCachePoolBinding %s declares dtype %s, which engine %s%s does not accept (table %s): every"
+          + " replica would fail argument parsing; %s accepts %s, and every registered engine"
+          + " accepts %s. Attach a Binding that declares one of these (a new Binding with a new"
+          + " domain.name: the dtype is immutable), or set the Setting"
+          + " kv-cache-dtype-spelling-check to Warn if the engine build is newer than its"
+          + " module's table",
+      "The attached engine's spelling table does not list the Binding's dtype, so the engine would"
+          + " exit on it (for example bf16 on vLLM, fp8 or float16 on SGLang).",
+      "Follow 'If new Pods fail argument parsing' in the upgrade guide; or relax the check with"
+          + " kv-cache-dtype-spelling-check."),
+  POD_UNKNOWN_KEY(
+      "%s is not a KV cache injection key; the keys are %s",
+      "The Pod carries a kvcache.gpustack.ai/* key the webhook does not read (or one only the"
+          + " webhook writes).",
+      "Remove it; see docs/injection.md for the keys."),
+  POD_BINDING_REQUIRED(
+      "name the KVCachePoolBinding in the Pod's namespace that attaches it",
+      "The binding annotation is missing.",
+      "Annotate kvcache.gpustack.ai/binding: <binding>."),
+  POD_BINDING_NAMESPACED(
+      "names a Binding in the Pod's own namespace, without a namespace part",
+      "The binding annotation holds a '/'.",
+      "Create the Binding in the Pod's namespace and name it alone."),
+  POD_BINDING_NOT_FOUND(
+      "KVCachePoolBinding %s does not exist in namespace %s",
+      "The annotated Binding does not exist.", "Create the Binding or fix the annotation."),
+  POD_BINDING_TERMINATING(
+      "KVCachePoolBinding %s is being deleted: no new workload may attach through it",
+      "The annotated Binding has a deletionTimestamp.", "Attach through another Binding."),
+  POD_ENGINE_REQUIRED(
+      "name the engine the container runs (%s); it is never guessed from the image",
+      "The engine annotation is missing.",
+      "Annotate kvcache.gpustack.ai/engine: vLLM (or another registered engine)."),
+  POD_POOL_NOT_FOUND(
+      "KVCachePool %s, which KVCachePoolBinding %s names, does not exist",
+      "The Binding's pool is gone.", "Recreate the pool or attach through another Binding."),
+  POD_POOL_NO_ENDPOINT(
+      "KVCachePool %s has not published its client endpoint (status.clientEndpoint) yet: check its"
+          + " BackendResolved condition",
+      "The pool's backend is missing or unresolved, so there is no master to attach to.",
+      "Fix the pool's backend; retry once status.clientEndpoint is set."),
+  POD_CONTAINER_REQUIRED(
+      "the Pod has %s containers: name the engine's with kvcache.gpustack.ai/container",
+      "Several containers and no container annotation.",
+      "Annotate kvcache.gpustack.ai/container: <name>."),
+  POD_CONTAINER_NOT_FOUND(
+      "the Pod has no container %s (its containers: %s)",
+      "The container annotation names no container.", "Fix the annotation."),
+  POD_CONTAINER_INIT(
+      "%s is an init container: the engine runs in a regular container",
+      "The container annotation names an init container.", "Name the engine's regular container."),
+  POD_NO_ARGV(
+      "container %s has neither command nor args, so there is no argv to attach the cache to",
+      "The target container relies on the image's entrypoint and passes nothing.",
+      "Set command (and args) to the engine's launch."),
+  POD_SHELL_LAUNCH(
+      "container %s launches through %s: arguments appended to a shell command string never reach"
+          + " the engine; run the engine's program directly",
+      "The target container starts with sh -c (or another shell).",
+      "Set command to the engine's program and pass its arguments in args."),
+  POD_SCRIPT_LAUNCH(
+      "container %s launches the script %s: whether it forwards appended arguments to the engine"
+          + " cannot be known; run the engine's program directly",
+      "The target container starts a .sh script.",
+      "Set command to the engine's program and pass its arguments in args."),
+  POD_UNKNOWN_LAUNCH(
+      "container %s launches %s, which is not an entry point of engine %s (%s): appended"
+          + " arguments may never reach it; run the engine's program directly, or annotate"
+          + " kvcache.gpustack.ai/launch-args-forwarded: \"true\" if the launcher passes its"
+          + " arguments on",
+      "The webhook cannot tell that the target container's launcher forwards arguments.",
+      "Run the engine's program, or vouch with the launch-args-forwarded annotation."),
+  POD_LAUNCH_FORWARDED_VALUE(
+      "must be \"true\" or absent",
+      "The launch-args-forwarded annotation holds another value.",
+      "Set it to \"true\" or remove it."),
+  POD_OWNED_FLAG(
+      "container %s already passes %s, which the webhook renders for engine %s's cache"
+          + " connector; remove it",
+      "The target container passes a flag the injection owns.",
+      "Remove it from the container's command and args."),
+  POD_OWNED_ENV(
+      "container %s already sets %s, which the webhook renders for engine %s's cache client;"
+          + " remove it",
+      "The target container sets a variable the injection owns.",
+      "Remove it from the container's env."),
+  POD_DTYPE_FLAG(
+      "container %s already passes %s, but the KV cache dtype comes from the KVCachePoolBinding:"
+          + " the store key does not carry it, so engines writing two dtypes into one domain read"
+          + " each other's blocks wrong; remove it, and name a Binding declaring the dtype you"
+          + " want",
+      "A container opting into injection passes --kv-cache-dtype (in any spelling its engine reads"
+          + " as it) while model-deployment-kv-cache-dtype-owned is on; its owner reports"
+          + " FailedCreate.",
+      "Remove the flag from the Pod template."),
+  POD_FROZEN(
+      "%s is frozen after injection: it records what was done to this Pod at creation; recreate"
+          + " the Pod to change it",
+      "An update edits, adds or removes the inject label or an injection record annotation.",
+      "Leave them alone; recreate the Pod instead."),
+  SETTING_UNKNOWN(
+      "no Setting is named %s; the catalog is %s",
+      "The Setting is not in the fixed catalog.", "Use one of the catalog's names."),
+  SETTING_NAMESPACE(
+      "Settings live in namespace %s",
+      "A Setting was written to another namespace.", "Write it to gpustack-system."),
+  SETTING_VALUE(
+      "%s",
+      "The value is not of the Setting's kind.",
+      "Write a value the Setting takes (docs/settings.md)."),
+  UNREADABLE("%s", "The object does not parse as its kind.", "Fix the field named.");
+
+  private final String template;
+  private final String cause;
+  private final String fix;
+
+  Refusal(String template, String cause, String fix) {
+    this.template = template;
+    this.cause = cause;
+    this.fix = fix;
+  }
+
+  /** The message with {@code args} filled in. */
+  public String detail(Object... args) {
+    return String.format(Locale.ROOT, template, args);
+  }
+
+  public String template() {
+    return template;
+  }
+
+  public String cause() {
+    return cause;
+  }
+
+  public String fix() {
+    return fix;
+  }
+}

@@ -1,0 +1,30 @@
+package ai.gpustack.kvcache.resources;
+
+import ai.gpustack.kvcache.api.Json;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
+
+/**
+ * The one serialization every client, informer, handler and tool here uses: fabric8's, with {@link
+ * java.util.Optional} support, sorted map keys and the custom resources registered so they read as
+ * their classes.
+ */
+public final class KvCacheSerialization {
+  /** Every custom resource of this project. */
+  public static final List<Class<? extends io.fabric8.kubernetes.client.CustomResource<?, ?>>>
+      RESOURCES =
+          List.of(
+              KVCacheBackend.class,
+              KVCachePool.class,
+              KVCachePoolBinding.class,
+              ModelDeployment.class,
+              Setting.class);
+
+  private KvCacheSerialization() {}
+
+  public static KubernetesSerialization create() {
+    KubernetesSerialization serialization = new KubernetesSerialization(Json.newMapper(), true);
+    RESOURCES.forEach(serialization::registerKubernetesResource);
+    return serialization;
+  }
+}
