@@ -4,8 +4,11 @@ package ai.gpustack.kvcache.api;
 public final class Quoting {
   private Quoting() {}
 
-  /** {@code "value"} with backslash, quote and control characters escaped. */
+  /** {@code "value"} with backslash, quote and control characters escaped; null reads as empty. */
   public static String quote(String value) {
+    if (value == null) {
+      return "\"\"";
+    }
     StringBuilder s = new StringBuilder(value.length() + 2).append('"');
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);

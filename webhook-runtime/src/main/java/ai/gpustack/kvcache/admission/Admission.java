@@ -81,6 +81,10 @@ public final class Admission {
     } catch (ObjectReader.Unreadable e) {
       return Decision.deny(
           400, subject(request) + " is unreadable: " + String.join(", ", e.problems().messages()));
+    } catch (NullPointerException | ClassCastException | IndexOutOfBoundsException e) {
+      // Shapes no API server stores (a null list entry, say) reach here: refuse them, never allow.
+      return Decision.deny(
+          400, subject(request) + " is unreadable: it holds an empty or mistyped entry");
     }
   }
 

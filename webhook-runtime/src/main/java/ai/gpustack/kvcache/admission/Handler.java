@@ -82,6 +82,11 @@ public enum Handler {
     return resource;
   }
 
+  /** Whether the kind lives in namespaces (the pool and backend are cluster-scoped). */
+  public boolean namespaced() {
+    return this != KV_CACHE_POOL && this != KV_CACHE_BACKEND;
+  }
+
   public boolean mutating() {
     return mutating;
   }

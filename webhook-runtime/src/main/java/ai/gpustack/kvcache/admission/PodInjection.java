@@ -177,8 +177,8 @@ final class PodInjection {
     Container container = containers.get(target);
     Engine e = engine.get();
     Optional<String> version = Optional.ofNullable(annotations.get(Keys.ENGINE_VERSION));
-    List<String> command = orEmpty(container.getCommand());
-    List<String> args = orEmpty(container.getArgs());
+    List<String> command = strings(container.getCommand());
+    List<String> args = strings(container.getArgs());
     String at = "spec.containers[" + target + "]";
     FlagReader flags = e.flagReader(version);
     for (String flag : new TreeSet<>(e.ownedFlags())) {
@@ -457,6 +457,11 @@ final class PodInjection {
     ObjectNode node = JSON.createObjectNode();
     fields.forEach(node::put);
     return node.toString();
+  }
+
+  /** An argv list with null entries (which no API server stores) read as empty strings. */
+  private static List<String> strings(List<String> list) {
+    return list == null ? List.of() : list.stream().map(s -> s == null ? "" : s).toList();
   }
 
   private static <T> List<T> orEmpty(List<T> list) {

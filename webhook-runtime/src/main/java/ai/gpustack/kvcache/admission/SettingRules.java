@@ -26,7 +26,10 @@ final class SettingRules {
     }
     Setting setting = reader.read(request.object(), Setting.class);
     Problems problems = Problems.create();
-    String name = setting.getMetadata() == null ? request.name() : setting.getMetadata().getName();
+    String name =
+        setting.getMetadata() == null || setting.getMetadata().getName() == null
+            ? request.name()
+            : setting.getMetadata().getName();
     String namespace =
         setting.getMetadata() == null || setting.getMetadata().getNamespace() == null
             ? request.namespace()

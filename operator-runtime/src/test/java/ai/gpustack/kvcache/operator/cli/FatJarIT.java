@@ -41,4 +41,17 @@ class FatJarIT {
     assertThat(r.exitCode()).isEqualTo(2);
     assertThat(r.err()).contains("a subcommand is required");
   }
+
+  @Test
+  void kvcache_review_answers_from_the_shaded_jar() throws Exception {
+    Result r =
+        run(
+            "review",
+            "-f",
+            "src/test/resources/review/cluster.yaml",
+            "--patched",
+            "src/test/resources/review/pod.yaml");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("\"--kv-cache-dtype\", \"bfloat16\"");
+  }
 }

@@ -1,0 +1,78 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import ai.gpustack.kvcache.admission.Admission;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.webhook.InformerClusterView;
+import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
+import ai.gpustack.kvcache.webhook.WebhookServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kvcache webhook}: the admission webhook alone. */
+@Command(
+    name = "webhook",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serves the admission webhook alone over HTTPS, reading cluster state through informers"
+          + " (kubeconfig, or in-cluster). The certificate and key are re-read when they change.",
+      "Exit codes: 0 stopped by a signal; 2 bad arguments or unreadable certificate."
+    })
+final class WebhookCommand implements Callable<Integer> {
+  @Option(names = "--tls-cert", required = true, description = "PEM certificate (chain) file.")
+  Path cert;
+
+  @Option(names = "--tls-key", required = true, description = "PEM private key file (RSA or EC).")
+  Path key;
+
+  @Option(
+      names = "--listen",
+      defaultValue = "0.0.0.0:9443",
+      description = "host:port to listen on (default ${DEFAULT-VALUE}).")
+  String listen;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "Kubeconfig file; in-cluster or ~/.kube/config when absent.")
+  Path kubeconfig;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    ReloadingKeyManager keys;
+    try {
+      keys = new ReloadingKeyManager(cert, key);
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("kvcache webhook: " + e.getMessage());
+      return 2;
+    }
+    CountDownLatch stop = new CountDownLatch(1);
+    try (KubernetesClient client = Clients.create(kubeconfig);
+        InformerClusterView view = InformerClusterView.start(client);
+        WebhookServer server =
+            WebhookServer.start(
+                Listen.parse(listen),
+                keys,
+                new Admission(EngineRegistry.load(), view),
+                view::synced,
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+      spec.commandLine()
+          .getErr()
+          .println(
+              "webhook serving on https://"
+                  + server.address().getHostString()
+                  + ":"
+                  + server.address().getPort());
+      stop.await();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,41 @@
+package ai.gpustack.kvcache.webhook;
+
+import ai.gpustack.kvcache.admission.Handler;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/**
+ * What the webhook counts: {@code kvcache_admission_requests_total{handler,verdict}} and the
+ * latency histogram {@code kvcache_admission_duration_seconds{handler}}.
+ */
+final class WebhookMetrics {
+  private final MeterRegistry registry;
+
+  WebhookMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** verdict: allowed, patched, denied, or rejected (a 4xx before any handler ran). */
+  void record(String handler, String verdict, long nanos) {
+    Counter.builder("kvcache.admission.requests")
+        .description("Admission reviews answered, by handler and verdict")
+        .tag("handler", handler)
+        .tag("verdict", verdict)
+        .register(registry)
+        .increment();
+    Timer.builder("kvcache.admission.duration")
+        .description("Time to answer an admission review")
+        .tag("handler", handler)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofNanos(50_000))
+        .maximumExpectedValue(Duration.ofSeconds(10))
+        .register(registry)
+        .record(Duration.ofNanos(nanos));
+  }
+
+  static String name(Handler handler) {
+    return handler.name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

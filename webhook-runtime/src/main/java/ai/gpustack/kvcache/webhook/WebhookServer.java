@@ -1,0 +1,250 @@
+package ai.gpustack.kvcache.webhook;
+
+import ai.gpustack.kvcache.admission.Admission;
+import ai.gpustack.kvcache.admission.AdmissionException;
+import ai.gpustack.kvcache.admission.Decision;
+import ai.gpustack.kvcache.admission.Handler;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admission webhook over HTTPS (the JDK's server: no extra dependency, and fast enough; see the
+ * benchmark). One path per {@link Handler}, plus {@code /healthz}, {@code /readyz} (ready once the
+ * cluster view has synced) and {@code /metrics} in Prometheus text. A request that is not a JSON
+ * AdmissionReview of the handler's kind gets a 4xx with a one-line reason, never a stack trace and
+ * never an accidental {@code allowed: true}.
+ */
+public final class WebhookServer implements AutoCloseable {
+  /** Bodies above this are refused with 413. */
+  public static final int MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+  /** How much of an oversized body is read and dropped before refusing it. */
+  private static final long DRAIN_BYTES = 16L * 1024 * 1024;
+
+  private static final Logger LOG = LoggerFactory.getLogger(WebhookServer.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpsServer server;
+  private final ExecutorService executor;
+
+  private WebhookServer(HttpsServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /**
+   * Starts serving on {@code listen} (port 0 picks a free one) with the certificate {@code keys}
+   * serves. {@code ready} answers {@code /readyz}.
+   */
+  public static WebhookServer start(
+      InetSocketAddress listen,
+      ReloadingKeyManager keys,
+      Admission admission,
+      BooleanSupplier ready,
+      PrometheusMeterRegistry registry)
+      throws IOException {
+    // Bound how long one request may take to arrive, so a stalled client cannot hold a thread.
+    System.setProperty(
+        "sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
+    System.setProperty(
+        "sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "30"));
+    // Without TCP_NODELAY the JDK server's separate header and body writes meet delayed ACKs: ~40
+    // ms a review.
+    System.setProperty(
+        "sun.net.httpserver.nodelay", System.getProperty("sun.net.httpserver.nodelay", "true"));
+    SSLContext tls;
+    try {
+      tls = SSLContext.getInstance("TLS");
+      tls.init(new KeyManager[] {keys}, null, null);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("TLS is not available in this JVM: " + e.getMessage(), e);
+    }
+    HttpsServer server = HttpsServer.create(listen, 128);
+    server.setHttpsConfigurator(
+        new HttpsConfigurator(tls) {
+          @Override
+          public void configure(HttpsParameters params) {
+            SSLParameters p = tls.getDefaultSSLParameters();
+            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+            params.setSSLParameters(p);
+          }
+        });
+    WebhookMetrics metrics = new WebhookMetrics(registry);
+    for (Handler handler : Handler.values()) {
+      server.createContext(
+          handler.path(), exchange -> admit(exchange, handler, admission, metrics));
+    }
+    server.createContext("/healthz", exchange -> plain(exchange, 200, "ok"));
+    server.createContext(
+        "/readyz",
+        exchange -> {
+          boolean isReady = ready.getAsBoolean();
+          plain(exchange, isReady ? 200 : 503, isReady ? "ready" : "informers have not synced yet");
+        });
+    server.createContext(
+        "/metrics",
+        exchange -> {
+          byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
+          exchange
+              .getResponseHeaders()
+              .set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+          send(exchange, 200, body);
+        });
+    server.createContext(
+        "/",
+        exchange -> plain(exchange, 404, "no such path: " + exchange.getRequestURI().getPath()));
+    int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "kvcache-webhook-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(executor);
+    server.start();
+    LOG.info("webhook listening on https://{}", server.getAddress());
+    return new WebhookServer(server, executor);
+  }
+
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  /** Stops accepting, lets requests in flight finish (up to two seconds), and stops. */
+  @Override
+  public void close() {
+    server.stop(2);
+    executor.shutdown();
+    try {
+      executor.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void admit(
+      HttpExchange exchange, Handler handler, Admission admission, WebhookMetrics metrics) {
+    long start = System.nanoTime();
+    String verdict = "rejected";
+    try (exchange) {
+      if (!exchange.getRequestURI().getPath().equals(handler.path())) {
+        plain(exchange, 404, "no such path: " + exchange.getRequestURI().getPath());
+        return;
+      }
+      if (!"POST".equals(exchange.getRequestMethod())) {
+        exchange.getResponseHeaders().set("Allow", "POST");
+        plain(exchange, 405, "admission reviews are POSTed");
+        return;
+      }
+      String type = exchange.getRequestHeaders().getFirst("Content-Type");
+      if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+        plain(exchange, 415, "the content type must be application/json, not " + type);
+        return;
+      }
+      byte[] body = readBody(exchange);
+      if (body == null) {
+        plain(exchange, 413, "the body is larger than " + MAX_BODY_BYTES + " bytes");
+        return;
+      }
+      JsonNode review;
+      try {
+        review = JSON.readTree(body);
+      } catch (IOException e) {
+        plain(exchange, 400, "the body is not JSON: " + firstLine(e.getMessage()));
+        return;
+      }
+      JsonNode answer;
+      try {
+        answer = admission.review(handler, review);
+      } catch (AdmissionException e) {
+        plain(exchange, e.status(), e.getMessage());
+        return;
+      } catch (RuntimeException e) {
+        // A bug must refuse, never allow: answer the review with a denial if it has a uid.
+        LOG.error("admission handler {} failed", handler, e);
+        String uid = review.path("request").path("uid").asText("");
+        if (uid.isEmpty()) {
+          plain(exchange, 400, "the review could not be answered: " + e.getClass().getSimpleName());
+          return;
+        }
+        answer =
+            Admission.respond(
+                uid,
+                Decision.deny(
+                    500, "internal error answering the review: " + e.getClass().getSimpleName()));
+      }
+      JsonNode response = answer.path("response");
+      verdict =
+          !response.path("allowed").asBoolean(false)
+              ? "denied"
+              : response.has("patch") ? "patched" : "allowed";
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      send(exchange, 200, JSON.writeValueAsBytes(answer));
+    } catch (IOException e) {
+      LOG.debug("client went away: {}", e.getMessage());
+    } finally {
+      metrics.record(WebhookMetrics.name(handler), verdict, System.nanoTime() - start);
+    }
+  }
+
+  /**
+   * The body, or null when it exceeds the limit. An oversized body is read and dropped (up to a
+   * bound) so the refusal reaches a client still sending, instead of a reset connection.
+   */
+  private static byte[] readBody(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      if (body.length <= MAX_BODY_BYTES) {
+        return body;
+      }
+      byte[] sink = new byte[64 * 1024];
+      long drained = 0;
+      for (int n; drained < DRAIN_BYTES && (n = in.read(sink)) > 0; ) {
+        drained += n;
+      }
+      return null;
+    }
+  }
+
+  private static void plain(HttpExchange exchange, int status, String reason) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+    send(exchange, status, (firstLine(reason) + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  private static String firstLine(String s) {
+    return s == null ? "" : List.of(s.split("\\R", 2)).get(0);
+  }
+}
