@@ -91,7 +91,7 @@ public interface Engine {
 
   /** Reads argv the way this engine's parser does at {@code version}. */
   default FlagReader flagReader(Optional<String> version) {
-    return new FlagReader(dialect(), flagInventory(version).flags());
+    return new FlagReader(dialect(), flagInventory(version));
   }
 
   /** Whether this engine at {@code version} accepts {@code dtype}, and what it accepts instead. */

@@ -1,6 +1,9 @@
 package ai.gpustack.kvcache.spi;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.immutables.value.Value;
@@ -21,7 +24,15 @@ abstract class FlagInventoryDef implements Versioned {
   public abstract String source();
 
   public Optional<FlagSpec> flag(String name) {
-    return flags().stream().filter(f -> f.name().equals(name)).findFirst();
+    return Optional.ofNullable(byName().get(name));
+  }
+
+  /** The flags by canonical name, in inventory order; built once. */
+  @Value.Lazy
+  public Map<String, FlagSpec> byName() {
+    Map<String, FlagSpec> map = new LinkedHashMap<>();
+    flags().forEach(f -> map.put(f.name(), f));
+    return Collections.unmodifiableMap(map);
   }
 
   @Value.Check

@@ -16,11 +16,19 @@ public final class FlagReader {
   private static final Pattern NEGATIVE_NUMBER = Pattern.compile("^-\\d+$|^-\\d*\\.\\d+$");
 
   private final ArgvDialect dialect;
-  private final Map<String, FlagSpec> flags = new LinkedHashMap<>();
+  private final Map<String, FlagSpec> flags;
 
   public FlagReader(ArgvDialect dialect, List<FlagSpec> inventory) {
     this.dialect = dialect;
-    inventory.forEach(f -> flags.put(f.name(), f));
+    Map<String, FlagSpec> map = new LinkedHashMap<>();
+    inventory.forEach(f -> map.put(f.name(), f));
+    this.flags = map;
+  }
+
+  /** A reader over {@code inventory}'s flags, sharing its index instead of copying it. */
+  public FlagReader(ArgvDialect dialect, FlagInventory inventory) {
+    this.dialect = dialect;
+    this.flags = inventory.byName();
   }
 
   public ArgvDialect dialect() {

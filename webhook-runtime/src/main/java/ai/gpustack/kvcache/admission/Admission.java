@@ -34,7 +34,7 @@ public final class Admission {
     this.bindings = new BindingRules(engines, cluster, reader);
     this.pools = new PoolRules(reader);
     this.deployments = new DeploymentRules(engines, cluster, reader);
-    this.injection = new PodInjection(engines, cluster, reader, serialization);
+    this.injection = new PodInjection(engines, cluster, reader);
     this.settings = new SettingRules(reader);
   }
 

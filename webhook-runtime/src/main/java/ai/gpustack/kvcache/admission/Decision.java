@@ -5,30 +5,25 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A handler's answer: allowed (possibly with a JSON Patch and the object it produces) or refused
- * with a status code and a message; warnings either way.
+ * A handler's answer: allowed (possibly with a JSON Patch) or refused with a status code and a
+ * message; warnings either way.
  */
 public record Decision(
-    boolean allowed,
-    int code,
-    String message,
-    List<String> warnings,
-    Optional<JsonNode> patch,
-    Optional<JsonNode> patched) {
+    boolean allowed, int code, String message, List<String> warnings, Optional<JsonNode> patch) {
   public Decision {
     warnings = List.copyOf(warnings);
   }
 
   public static Decision allow(List<String> warnings) {
-    return new Decision(true, 200, "", warnings, Optional.empty(), Optional.empty());
+    return new Decision(true, 200, "", warnings, Optional.empty());
   }
 
-  public static Decision patch(JsonNode patch, JsonNode patched, List<String> warnings) {
-    return new Decision(true, 200, "", warnings, Optional.of(patch), Optional.of(patched));
+  public static Decision patch(JsonNode patch, List<String> warnings) {
+    return new Decision(true, 200, "", warnings, Optional.of(patch));
   }
 
   /** Refused; warnings are dropped, as the API server drops them with a refusal. */
   public static Decision deny(int code, String message) {
-    return new Decision(false, code, message, List.of(), Optional.empty(), Optional.empty());
+    return new Decision(false, code, message, List.of(), Optional.empty());
   }
 }

@@ -23,21 +23,11 @@ import ai.gpustack.kvcache.spi.LaunchKind;
 import ai.gpustack.kvcache.spi.Vehicle;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.EnvVarBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeBuilder;
-import io.fabric8.kubernetes.api.model.VolumeMount;
-import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.fabric8.zjsonpatch.DiffFlags;
-import io.fabric8.zjsonpatch.JsonDiff;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,30 +55,23 @@ final class PodInjection {
   private final EngineRegistry engines;
   private final ClusterView cluster;
   private final ObjectReader reader;
-  private final KubernetesSerialization serialization;
 
-  PodInjection(
-      EngineRegistry engines,
-      ClusterView cluster,
-      ObjectReader reader,
-      KubernetesSerialization serialization) {
+  PodInjection(EngineRegistry engines, ClusterView cluster, ObjectReader reader) {
     this.engines = engines;
     this.cluster = cluster;
     this.reader = reader;
-    this.serialization = serialization;
   }
 
   Decision decide(Request request) {
     if (!request.isCreate()) {
       return Decision.allow(List.of());
     }
-    Pod pod = reader.read(request.object(), Pod.class);
-    Map<String, String> labels =
-        orEmpty(pod.getMetadata() == null ? null : pod.getMetadata().getLabels());
+    PodShape pod = reader.read(request.object(), PodShape.class);
+    Map<String, String> labels = orEmpty(pod.metadata() == null ? null : pod.metadata().labels());
     if (!"true".equals(labels.get(Keys.INJECT))) {
       return Decision.allow(List.of());
     }
-    Map<String, String> annotations = orEmpty(pod.getMetadata().getAnnotations());
+    Map<String, String> annotations = orEmpty(pod.metadata().annotations());
     Problems problems = Problems.create();
     List<String> warnings = new ArrayList<>();
 
@@ -125,7 +108,7 @@ final class PodInjection {
       return Admission.verdict(request, problems, warnings);
     }
 
-    String namespace = pod.getMetadata().getNamespace();
+    String namespace = pod.metadata().namespace();
     if (namespace == null || namespace.isEmpty()) {
       namespace = request.namespace();
     }
@@ -169,16 +152,17 @@ final class PodInjection {
       }
     }
 
-    List<Container> containers = pod.getSpec() == null ? List.of() : pod.getSpec().getContainers();
+    List<PodShape.Container> containers =
+        pod.spec() == null ? List.<PodShape.Container>of() : orEmpty(pod.spec().containers());
     int target = target(pod, annotations.get(Keys.CONTAINER), problems);
     if (!problems.isEmpty()) {
       return Admission.verdict(request, problems, warnings);
     }
-    Container container = containers.get(target);
+    PodShape.Container container = containers.get(target);
     Engine e = engine.get();
     Optional<String> version = Optional.ofNullable(annotations.get(Keys.ENGINE_VERSION));
-    List<String> command = strings(container.getCommand());
-    List<String> args = strings(container.getArgs());
+    List<String> command = strings(container.command());
+    List<String> args = strings(container.args());
     String at = "spec.containers[" + target + "]";
     FlagReader flags = e.flagReader(version);
     for (String flag : new TreeSet<>(e.ownedFlags())) {
@@ -192,15 +176,23 @@ final class PodInjection {
               problems.forbidden(
                   field,
                   Refusal.POD_OWNED_FLAG.detail(
-                      quote(container.getName()), o.describe(e.id()), quote(e.id()))));
+                      quote(container.name()), o.describe(e.id()), quote(e.id()))));
     }
-    List<EnvVar> env = orEmpty(container.getEnv());
+    List<PodShape.Named> env = orEmpty(container.env());
     for (int k = 0; k < env.size(); k++) {
-      if (e.ownedEnv().contains(env.get(k).getName())) {
+      if (e.ownedEnv().contains(env.get(k).name())) {
         problems.forbidden(
             at + ".env[" + k + "].name",
             Refusal.POD_OWNED_ENV.detail(
-                quote(container.getName()), env.get(k).getName(), quote(e.id())));
+                quote(container.name()), env.get(k).name(), quote(e.id())));
+      }
+    }
+    List<PodShape.Named> volumes = orEmpty(pod.spec().volumes());
+    for (int v = 0; v < volumes.size(); v++) {
+      if (volumes.get(v) != null && ClientConfigFile.VOLUME.equals(volumes.get(v).name())) {
+        problems.forbidden(
+            "spec.volumes[" + v + "].name",
+            Refusal.POD_VOLUME_TAKEN.detail(ClientConfigFile.VOLUME));
       }
     }
     if (dtype.isPresent()) {
@@ -213,7 +205,7 @@ final class PodInjection {
           (o, field) ->
               problems.forbidden(
                   field,
-                  Refusal.POD_DTYPE_FLAG.detail(quote(container.getName()), o.describe(e.id()))));
+                  Refusal.POD_DTYPE_FLAG.detail(quote(container.name()), o.describe(e.id()))));
     }
     String launchProgram =
         launch(container, command, args, e, "true".equals(forwarded), at, problems);
@@ -247,29 +239,66 @@ final class PodInjection {
             .dtype(dtype)
             .engineVersion(version)
             .build();
-    return mutate(request, pod, target, e, attach, bindingName, launchProgram, warnings);
+    return mutate(request, container, target, e, attach, bindingName, launchProgram, warnings);
   }
 
+  /**
+   * Builds the JSON Patch directly against the request's object: appends to the target container's
+   * args, env and volumeMounts, adds the config volume and the two annotations. Nothing else can
+   * appear in it, and no round trip through the Pod model is needed.
+   */
   private Decision mutate(
       Request request,
-      Pod pod,
+      PodShape.Container container,
       int target,
       Engine engine,
       AttachmentRequest attach,
       String binding,
       String launchProgram,
       List<String> warnings) {
-    JsonNode before = serialization.convertValue(pod, JsonNode.class);
-    Pod after = serialization.clone(pod);
-    Container container = after.getSpec().getContainers().get(target);
+    JsonNode original = request.object();
+    String at = "/spec/containers/" + target;
     CacheAttachment attachment = engine.attachment(attach);
-    container.setArgs(
-        new ArrayList<>(
-            engine.renderInjectedArgs(
-                orEmpty(container.getCommand()), orEmpty(container.getArgs()), attach)));
-    container.setEnv(env(orEmpty(container.getEnv()), attachment));
-    Map<String, String> annotations =
-        new LinkedHashMap<>(orEmpty(after.getMetadata().getAnnotations()));
+    List<String> args = strings(container.args());
+    List<String> rendered = engine.renderInjectedArgs(strings(container.command()), args, attach);
+    ArrayNode patch = JSON.createArrayNode();
+    ArrayNode newArgs = JSON.createArrayNode();
+    rendered.subList(args.size(), rendered.size()).forEach(newArgs::add);
+    append(patch, original, at + "/args", newArgs);
+    ArrayNode env = JSON.createArrayNode();
+    Set<String> declared = new HashSet<>();
+    orEmpty(container.env()).forEach(v -> declared.add(v.name()));
+    attachment.env().forEach(v -> env.addObject().put("name", v.name()).put("value", v.value()));
+    attachment.defaultedEnv().stream()
+        .filter(v -> !declared.contains(v.name()))
+        .forEach(v -> env.addObject().put("name", v.name()).put("value", v.value()));
+    append(patch, original, at + "/env", env);
+    Map<String, String> annotations = new LinkedHashMap<>();
+    attachment
+        .clientConfig()
+        .ifPresent(
+            config -> {
+              annotations.put(Keys.CLIENT_CONFIG, config.content());
+              ArrayNode mounts = JSON.createArrayNode();
+              mounts
+                  .addObject()
+                  .put("name", ClientConfigFile.VOLUME)
+                  .put("mountPath", config.directory())
+                  .put("readOnly", true);
+              append(patch, original, at + "/volumeMounts", mounts);
+              ArrayNode volumes = JSON.createArrayNode();
+              ObjectNode item =
+                  volumes
+                      .addObject()
+                      .put("name", ClientConfigFile.VOLUME)
+                      .putObject("downwardAPI")
+                      .putArray("items")
+                      .addObject();
+              item.put("path", config.fileName())
+                  .putObject("fieldRef")
+                  .put("fieldPath", "metadata.annotations['" + Keys.CLIENT_CONFIG + "']");
+              append(patch, original, "/spec/volumes", volumes);
+            });
     Map<String, String> record = new LinkedHashMap<>();
     record.put("binding", binding);
     record.put("engine", engine.id());
@@ -278,69 +307,38 @@ final class PodInjection {
     record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
     record.put("launchProgram", launchProgram);
     annotations.put(Keys.INJECTED, json(record));
-    attachment
-        .clientConfig()
-        .ifPresent(
-            config -> {
-              annotations.put(Keys.CLIENT_CONFIG, config.content());
-              List<Volume> volumes = new ArrayList<>(orEmpty(after.getSpec().getVolumes()));
-              volumes.removeIf(v -> ClientConfigFile.VOLUME.equals(v.getName()));
-              volumes.add(
-                  new VolumeBuilder()
-                      .withName(ClientConfigFile.VOLUME)
-                      .withNewDownwardAPI()
-                      .addNewItem()
-                      .withPath(config.fileName())
-                      .withNewFieldRef()
-                      .withFieldPath("metadata.annotations['" + Keys.CLIENT_CONFIG + "']")
-                      .endFieldRef()
-                      .endItem()
-                      .endDownwardAPI()
-                      .build());
-              after.getSpec().setVolumes(volumes);
-              List<VolumeMount> mounts = new ArrayList<>(orEmpty(container.getVolumeMounts()));
-              mounts.removeIf(m -> ClientConfigFile.VOLUME.equals(m.getName()));
-              mounts.add(
-                  new VolumeMountBuilder()
-                      .withName(ClientConfigFile.VOLUME)
-                      .withMountPath(config.directory())
-                      .withReadOnly(true)
-                      .build());
-              container.setVolumeMounts(mounts);
-            });
-    after.getMetadata().setAnnotations(annotations);
-    JsonNode patched = serialization.convertValue(after, JsonNode.class);
-    JsonNode patch =
-        JsonDiff.asJson(
-            before,
-            patched,
-            EnumSet.of(DiffFlags.OMIT_MOVE_OPERATION, DiffFlags.OMIT_COPY_OPERATION));
-    String containerPath = "/spec/containers/" + target + "/";
-    for (JsonNode op : patch) {
-      String path = op.path("path").asText();
-      if (!path.startsWith(containerPath)
-          && !path.startsWith("/spec/volumes")
-          && !path.startsWith("/metadata/annotations")) {
-        throw new IllegalStateException("injection would touch " + path + ", outside its contract");
-      }
+    if (!original.path("metadata").path("annotations").isObject()) {
+      ObjectNode all = JSON.createObjectNode();
+      annotations.forEach(all::put);
+      patch.addObject().put("op", "add").put("path", "/metadata/annotations").set("value", all);
+    } else {
+      annotations.forEach(
+          (k, v) ->
+              patch
+                  .addObject()
+                  .put("op", "add")
+                  .put("path", "/metadata/annotations/" + pointer(k))
+                  .put("value", v));
     }
-    return Decision.patch(patch, patched, warnings);
+    return Decision.patch(patch, warnings);
   }
 
-  /**
-   * Declared entries first, then the owned ones, then defaulted ones the container does not set.
-   */
-  private static List<EnvVar> env(List<EnvVar> declared, CacheAttachment attachment) {
-    List<EnvVar> out = new ArrayList<>(declared);
-    attachment
-        .env()
-        .forEach(v -> out.add(new EnvVarBuilder().withName(v.name()).withValue(v.value()).build()));
-    for (var d : attachment.defaultedEnv()) {
-      if (out.stream().noneMatch(v -> v.getName().equals(d.name()))) {
-        out.add(new EnvVarBuilder().withName(d.name()).withValue(d.value()).build());
-      }
+  /** Appends {@code values} to the array at {@code path}, creating it when absent. */
+  private static void append(ArrayNode patch, JsonNode original, String path, ArrayNode values) {
+    if (values.isEmpty()) {
+      return;
     }
-    return out;
+    if (original.at(path).isArray()) {
+      values.forEach(
+          v -> patch.addObject().put("op", "add").put("path", path + "/-").set("value", v));
+    } else {
+      patch.addObject().put("op", "add").put("path", path).set("value", values);
+    }
+  }
+
+  /** A JSON Pointer token: {@code ~} and {@code /} escaped. */
+  private static String pointer(String key) {
+    return key.replace("~", "~0").replace("/", "~1");
   }
 
   private static void vocabulary(
@@ -361,11 +359,11 @@ final class PodInjection {
     }
   }
 
-  private static int target(Pod pod, String name, Problems problems) {
-    List<Container> containers =
-        pod.getSpec() == null ? List.of() : orEmpty(pod.getSpec().getContainers());
+  private static int target(PodShape pod, String name, Problems problems) {
+    List<PodShape.Container> containers =
+        pod.spec() == null ? List.<PodShape.Container>of() : orEmpty(pod.spec().containers());
     String field = "metadata.annotations[" + Keys.CONTAINER + "]";
-    List<String> names = containers.stream().map(Container::getName).toList();
+    List<String> names = containers.stream().map(PodShape.Container::name).toList();
     if (name == null) {
       if (containers.size() == 1) {
         return 0;
@@ -378,9 +376,9 @@ final class PodInjection {
       return index;
     }
     boolean init =
-        pod.getSpec() != null
-            && orEmpty(pod.getSpec().getInitContainers()).stream()
-                .anyMatch(c -> name.equals(c.getName()));
+        pod.spec() != null
+            && orEmpty(pod.spec().initContainers()).stream()
+                .anyMatch(c -> c != null && name.equals(c.name()));
     if (init) {
       problems.invalid(field, name, Refusal.POD_CONTAINER_INIT.detail(quote(name)));
     } else {
@@ -394,14 +392,14 @@ final class PodInjection {
 
   /** The launch program, refusing a launch the appended args may never reach. */
   private static String launch(
-      Container container,
+      PodShape.Container container,
       List<String> command,
       List<String> args,
       Engine engine,
       boolean forwarded,
       String at,
       Problems problems) {
-    String name = quote(container.getName());
+    String name = quote(container.name());
     if (command.isEmpty() && args.isEmpty()) {
       problems.required(at + ".command", Refusal.POD_NO_ARGV.detail(name));
       return "";

@@ -217,6 +217,9 @@ public enum Refusal {
           + " remove it",
       "The target container sets a variable the injection owns.",
       "Remove it from the container's env."),
+  POD_VOLUME_TAKEN(
+      "the webhook mounts the store-client configuration as volume %s: rename this volume",
+      "The Pod already has a volume with the name the injection uses.", "Rename the Pod's volume."),
   POD_DTYPE_FLAG(
       "container %s already passes %s, but the KV cache dtype comes from the KVCachePoolBinding:"
           + " the store key does not carry it, so engines writing two dtypes into one domain read"

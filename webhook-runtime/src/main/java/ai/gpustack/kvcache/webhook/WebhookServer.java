@@ -55,6 +55,12 @@ public final class WebhookServer implements AutoCloseable {
     this.executor = executor;
   }
 
+  /** Answers a review sent to a handler's path; {@link Admission#review(Handler, JsonNode)}. */
+  @FunctionalInterface
+  public interface Reviewer {
+    JsonNode review(Handler handler, JsonNode review);
+  }
+
   /**
    * Starts serving on {@code listen} (port 0 picks a free one) with the certificate {@code keys}
    * serves. {@code ready} answers {@code /readyz}.
@@ -63,6 +69,20 @@ public final class WebhookServer implements AutoCloseable {
       InetSocketAddress listen,
       ReloadingKeyManager keys,
       Admission admission,
+      BooleanSupplier ready,
+      PrometheusMeterRegistry registry)
+      throws IOException {
+    return start(listen, keys, admission::review, ready, registry);
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, ReloadingKeyManager, Admission, BooleanSupplier,
+   * PrometheusMeterRegistry)}, answering with any {@link Reviewer}.
+   */
+  public static WebhookServer start(
+      InetSocketAddress listen,
+      ReloadingKeyManager keys,
+      Reviewer admission,
       BooleanSupplier ready,
       PrometheusMeterRegistry registry)
       throws IOException {
@@ -148,69 +168,85 @@ public final class WebhookServer implements AutoCloseable {
     }
   }
 
+  /** An answer ready to send: counted before it is sent, so a scrape right after sees it. */
+  private record Reply(int status, String contentType, byte[] body, String verdict) {
+    static Reply plain(int status, String reason) {
+      return new Reply(
+          status,
+          "text/plain; charset=utf-8",
+          (firstLine(reason) + "\n").getBytes(StandardCharsets.UTF_8),
+          "rejected");
+    }
+  }
+
   private static void admit(
-      HttpExchange exchange, Handler handler, Admission admission, WebhookMetrics metrics) {
+      HttpExchange exchange, Handler handler, Reviewer admission, WebhookMetrics metrics) {
     long start = System.nanoTime();
-    String verdict = "rejected";
     try (exchange) {
-      if (!exchange.getRequestURI().getPath().equals(handler.path())) {
-        plain(exchange, 404, "no such path: " + exchange.getRequestURI().getPath());
-        return;
-      }
-      if (!"POST".equals(exchange.getRequestMethod())) {
-        exchange.getResponseHeaders().set("Allow", "POST");
-        plain(exchange, 405, "admission reviews are POSTed");
-        return;
-      }
-      String type = exchange.getRequestHeaders().getFirst("Content-Type");
-      if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-        plain(exchange, 415, "the content type must be application/json, not " + type);
-        return;
-      }
-      byte[] body = readBody(exchange);
-      if (body == null) {
-        plain(exchange, 413, "the body is larger than " + MAX_BODY_BYTES + " bytes");
-        return;
-      }
-      JsonNode review;
+      Reply reply;
       try {
-        review = JSON.readTree(body);
+        reply = answer(exchange, handler, admission);
       } catch (IOException e) {
-        plain(exchange, 400, "the body is not JSON: " + firstLine(e.getMessage()));
-        return;
+        reply = Reply.plain(400, "the body could not be read: " + e.getMessage());
       }
-      JsonNode answer;
-      try {
-        answer = admission.review(handler, review);
-      } catch (AdmissionException e) {
-        plain(exchange, e.status(), e.getMessage());
-        return;
-      } catch (RuntimeException e) {
-        // A bug must refuse, never allow: answer the review with a denial if it has a uid.
-        LOG.error("admission handler {} failed", handler, e);
-        String uid = review.path("request").path("uid").asText("");
-        if (uid.isEmpty()) {
-          plain(exchange, 400, "the review could not be answered: " + e.getClass().getSimpleName());
-          return;
-        }
-        answer =
-            Admission.respond(
-                uid,
-                Decision.deny(
-                    500, "internal error answering the review: " + e.getClass().getSimpleName()));
+      metrics.record(WebhookMetrics.name(handler), reply.verdict(), System.nanoTime() - start);
+      if (reply.status() == 405) {
+        exchange.getResponseHeaders().set("Allow", "POST");
       }
-      JsonNode response = answer.path("response");
-      verdict =
-          !response.path("allowed").asBoolean(false)
-              ? "denied"
-              : response.has("patch") ? "patched" : "allowed";
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      send(exchange, 200, JSON.writeValueAsBytes(answer));
+      exchange.getResponseHeaders().set("Content-Type", reply.contentType());
+      send(exchange, reply.status(), reply.body());
     } catch (IOException e) {
       LOG.debug("client went away: {}", e.getMessage());
-    } finally {
-      metrics.record(WebhookMetrics.name(handler), verdict, System.nanoTime() - start);
     }
+  }
+
+  private static Reply answer(HttpExchange exchange, Handler handler, Reviewer admission)
+      throws IOException {
+    if (!exchange.getRequestURI().getPath().equals(handler.path())) {
+      return Reply.plain(404, "no such path: " + exchange.getRequestURI().getPath());
+    }
+    if (!"POST".equals(exchange.getRequestMethod())) {
+      return Reply.plain(405, "admission reviews are POSTed");
+    }
+    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+    if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      return Reply.plain(415, "the content type must be application/json, not " + type);
+    }
+    byte[] body = readBody(exchange);
+    if (body == null) {
+      return Reply.plain(413, "the body is larger than " + MAX_BODY_BYTES + " bytes");
+    }
+    JsonNode review;
+    try {
+      review = JSON.readTree(body);
+    } catch (IOException e) {
+      return Reply.plain(400, "the body is not JSON: " + firstLine(e.getMessage()));
+    }
+    JsonNode answer;
+    try {
+      answer = admission.review(handler, review);
+    } catch (AdmissionException e) {
+      return Reply.plain(e.status(), e.getMessage());
+    } catch (RuntimeException e) {
+      // A bug must refuse, never allow: answer the review with a denial if it has a uid.
+      LOG.error("admission handler {} failed", handler, e);
+      String uid = review.path("request").path("uid").asText("");
+      if (uid.isEmpty()) {
+        return Reply.plain(
+            400, "the review could not be answered: " + e.getClass().getSimpleName());
+      }
+      answer =
+          Admission.respond(
+              uid,
+              Decision.deny(
+                  500, "internal error answering the review: " + e.getClass().getSimpleName()));
+    }
+    JsonNode response = answer.path("response");
+    String verdict =
+        !response.path("allowed").asBoolean(false)
+            ? "denied"
+            : response.has("patch") ? "patched" : "allowed";
+    return new Reply(200, "application/json", JSON.writeValueAsBytes(answer), verdict);
   }
 
   /**
