@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
@@ -34,6 +35,7 @@ interface ConditionDef {
 
   Optional<Long> observedGeneration();
 
+  @JsonIgnore
   default boolean isTrue() {
     return TRUE.equals(status());
   }

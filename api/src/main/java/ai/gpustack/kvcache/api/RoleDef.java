@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.api;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
@@ -26,6 +27,9 @@ import org.immutables.value.Value;
 @JsonSerialize(as = Role.class)
 @JsonDeserialize(as = Role.class)
 interface RoleDef {
+  /** Bounds argv lists, which also bounds the cost of the CRD's CEL rules over them. */
+  int MAX_ARGV = 256;
+
   @Required
   @Pattern(Dns.LABEL_PATTERN)
   @Size(max = Dns.LABEL_MAX_LENGTH)
@@ -49,10 +53,12 @@ interface RoleDef {
 
   /** The take-over tier: the role's whole argv. Empty means the operator renders it. */
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  @Size(max = MAX_ARGV)
   List<String> command();
 
   /** The append tier: placed after everything the operator renders. */
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  @Size(max = MAX_ARGV)
   List<String> extraArgs();
 
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
@@ -62,6 +68,7 @@ interface RoleDef {
   List<ContainerPort> ports();
 
   /** Whether the role took its argv over ({@code command} set), so the operator renders nothing. */
+  @JsonIgnore
   default boolean isTakeOver() {
     return !command().isEmpty();
   }
