@@ -54,6 +54,11 @@ public interface Engine {
   /** The argv a managed role starts with: the program and the model. */
   List<String> baseArgv(String model);
 
+  /** The image a role runs when it names none; empty means the role must name one. */
+  default Optional<String> defaultImage(Optional<String> version) {
+    return Optional.empty();
+  }
+
   /** The port the engine serves on when the role declares none. */
   int defaultPort();
 

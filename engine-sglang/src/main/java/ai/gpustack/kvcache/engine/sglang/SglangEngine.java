@@ -13,6 +13,7 @@ import ai.gpustack.kvcache.spi.SpellingTable;
 import ai.gpustack.kvcache.spi.VersionRange;
 import com.google.auto.service.AutoService;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -136,6 +137,12 @@ public final class SglangEngine implements Engine {
   @Override
   public List<String> baseArgv(String model) {
     return List.of("python3", "-m", "sglang.launch_server", "--model-path", model);
+  }
+
+  @Override
+  public Optional<String> defaultImage(Optional<String> version) {
+    return Optional.of(
+        "lmsysorg/sglang:" + version.map(v -> v.startsWith("v") ? v : "v" + v).orElse("latest"));
   }
 
   @Override

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -240,6 +241,12 @@ public final class VllmEngine implements Engine {
   @Override
   public List<String> baseArgv(String model) {
     return List.of("vllm", "serve", model);
+  }
+
+  @Override
+  public Optional<String> defaultImage(Optional<String> version) {
+    return Optional.of(
+        "vllm/vllm-openai:" + version.map(v -> v.startsWith("v") ? v : "v" + v).orElse("latest"));
   }
 
   @Override

@@ -9,7 +9,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = KvCacheCommand.Version.class,
     description = "Runs and checks the KV cache dtype enforcement of gpustack-kvcache.",
-    subcommands = {EnginesCommand.class, ReviewCommand.class, WebhookCommand.class})
+    subcommands = {
+      EnginesCommand.class,
+      ReviewCommand.class,
+      RenderCommand.class,
+      SandboxCommand.class,
+      WebhookCommand.class
+    })
 public final class KvCacheCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

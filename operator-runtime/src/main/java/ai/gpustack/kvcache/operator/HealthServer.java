@@ -1,0 +1,71 @@
+package ai.gpustack.kvcache.operator;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The operator's plain-HTTP management endpoints: {@code /healthz}, {@code /readyz}, {@code
+ * /metrics}.
+ */
+public final class HealthServer implements AutoCloseable {
+  private final HttpServer server;
+
+  private HealthServer(HttpServer server) {
+    this.server = server;
+  }
+
+  public static HealthServer start(
+      InetSocketAddress listen,
+      BooleanSupplier live,
+      BooleanSupplier ready,
+      PrometheusMeterRegistry registry)
+      throws IOException {
+    HttpServer server = HttpServer.create(listen, 16);
+    server.createContext(
+        "/healthz",
+        e ->
+            reply(
+                e,
+                live.getAsBoolean() ? 200 : 503,
+                live.getAsBoolean() ? "ok" : "not started",
+                "text/plain"));
+    server.createContext(
+        "/readyz",
+        e ->
+            reply(
+                e,
+                ready.getAsBoolean() ? 200 : 503,
+                ready.getAsBoolean() ? "ready" : "caches have not synced",
+                "text/plain"));
+    server.createContext(
+        "/metrics",
+        e -> reply(e, 200, registry.scrape(), "text/plain; version=0.0.4; charset=utf-8"));
+    server.start();
+    return new HealthServer(server);
+  }
+
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  private static void reply(HttpExchange e, int status, String body, String type)
+      throws IOException {
+    byte[] bytes = (body.endsWith("\n") ? body : body + "\n").getBytes(StandardCharsets.UTF_8);
+    e.getResponseHeaders().set("Content-Type", type);
+    e.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = e.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,134 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import ai.gpustack.kvcache.admission.MemoryClusterView;
+import ai.gpustack.kvcache.api.SettingDefinition;
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.operator.render.PodRenderer;
+import ai.gpustack.kvcache.operator.render.RenderException;
+import ai.gpustack.kvcache.operator.render.Rendering;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Setting;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.webhook.Manifests;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kvcache render}: the Pods each ModelDeployment would get, from files, no cluster. */
+@Command(
+    name = "render",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Prints, as multi-document YAML, the Pods the reference operator would create for each"
+          + " ModelDeployment in the files, resolving the Bindings, Pools and Backends they name"
+          + " from the same files. No cluster is read.",
+      "Exit codes: 0 rendered; 1 a deployment could not render (message on stderr); 2 unreadable"
+          + " input."
+    })
+final class RenderCommand implements Callable<Integer> {
+  @Option(
+      names = {"-f", "--filename"},
+      description = "Manifest files or directories.")
+  List<Path> files = new ArrayList<>();
+
+  @Option(
+      names = "--setting",
+      paramLabel = "NAME=VALUE",
+      description = "A Setting's value, as if set in the cluster (repeatable).")
+  Map<String, String> settings = new LinkedHashMap<>();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    List<HasMetadata> objects;
+    try {
+      objects = new ArrayList<>(Manifests.objects(files));
+    } catch (Manifests.UnreadableManifest e) {
+      err.println("kvcache render: " + e.getMessage());
+      return 2;
+    }
+    for (Map.Entry<String, String> s : settings.entrySet()) {
+      if (Settings.find(s.getKey()).isEmpty()) {
+        err.println(
+            "kvcache render: --setting "
+                + s.getKey()
+                + ": no such Setting; the catalog is "
+                + Settings.catalog().stream()
+                    .map(SettingDefinition::name)
+                    .collect(Collectors.joining(", ")));
+        return 2;
+      }
+      objects.removeIf(o -> o instanceof Setting && o.getMetadata().getName().equals(s.getKey()));
+      objects.add(setting(s.getKey(), s.getValue()));
+    }
+    List<ModelDeployment> deployments =
+        objects.stream()
+            .filter(ModelDeployment.class::isInstance)
+            .map(ModelDeployment.class::cast)
+            .toList();
+    if (deployments.isEmpty()) {
+      err.println("kvcache render: no ModelDeployment in " + files);
+      return 2;
+    }
+    MemoryClusterView cluster = MemoryClusterView.of(objects);
+    PodRenderer renderer = new PodRenderer(EngineRegistry.load());
+    KubernetesSerialization yaml = KvCacheSerialization.create();
+    int code = 0;
+    for (ModelDeployment md : deployments) {
+      if (md.getMetadata().getNamespace() == null) {
+        md.getMetadata().setNamespace("default");
+      }
+      try {
+        Rendering rendering = renderer.render(md, cluster);
+        rendering
+            .held()
+            .ifPresent(
+                h ->
+                    err.println(
+                        "kvcache render: ModelDeployment "
+                            + md.getMetadata().getName()
+                            + ": "
+                            + h));
+        for (Rendering.RolePlan role : rendering.roles()) {
+          for (Pod pod : role.pods()) {
+            out.print(yaml.asYaml(pod));
+          }
+        }
+      } catch (RenderException e) {
+        err.println(
+            "kvcache render: ModelDeployment "
+                + md.getMetadata().getNamespace()
+                + "/"
+                + md.getMetadata().getName()
+                + ": "
+                + e.getMessage());
+        code = 1;
+      }
+    }
+    out.flush();
+    return code;
+  }
+
+  static Setting setting(String name, String value) {
+    Setting s = new Setting();
+    s.getMetadata().setName(name);
+    s.getMetadata().setNamespace(Settings.NAMESPACE);
+    s.setSpec(ai.gpustack.kvcache.api.SettingSpec.builder().value(value).build());
+    return s;
+  }
+}

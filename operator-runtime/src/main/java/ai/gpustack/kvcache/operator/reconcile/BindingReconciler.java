@@ -1,0 +1,277 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.Condition;
+import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
+import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.operator.render.Conditions;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A Binding's phase and conditions, the injection audit, and its deletion: the finalizer holds it
+ * while any ModelDeployment (its {@code status.usedBy}) or injected Pod still uses it. Status
+ * changes made by the workloads wake it, so it is not generation-aware.
+ */
+@ControllerConfiguration(
+    name = "kvcachepoolbinding",
+    finalizerName = Keys.BINDING_FINALIZER,
+    generationAwareEventProcessing = false)
+public final class BindingReconciler
+    implements Reconciler<KVCachePoolBinding>, Cleaner<KVCachePoolBinding> {
+  public static final String DOMAIN_EXCLUSIVE = "DomainExclusive";
+  public static final String RELEASABLE = "Releasable";
+  public static final String INJECTION_RECORDED = "InjectionRecorded";
+  static final Duration HELD_RECHECK = Duration.ofSeconds(10);
+
+  /** The workloads write {@code status.usedBy}; this reconciler never does. */
+  private static final Set<String> WORKLOADS_OWN = Set.of("usedBy");
+
+  private final Events events;
+  private final Clock clock;
+
+  public BindingReconciler(Events events, Clock clock) {
+    this.events = events;
+    this.clock = clock;
+  }
+
+  @Override
+  public List<EventSource<?, KVCachePoolBinding>> prepareEventSources(
+      EventSourceContext<KVCachePoolBinding> context) {
+    InformerEventSource<Pod, KVCachePoolBinding> injected =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Pod.class, KVCachePoolBinding.class)
+                .withLabelSelector(Keys.INJECT + "=true")
+                .withSecondaryToPrimaryMapper(
+                    p ->
+                        Optional.ofNullable(p.getMetadata().getAnnotations())
+                            .map(a -> a.get(Keys.BINDING))
+                            .map(b -> Set.of(new ResourceID(b, p.getMetadata().getNamespace())))
+                            .orElse(Set.of()))
+                .build(),
+            context);
+    return List.of(
+        injected,
+        Informers.watch(
+            KVCachePool.class,
+            context,
+            p ->
+                context
+                    .getPrimaryCache()
+                    .list()
+                    .filter(
+                        b ->
+                            b.getSpec() != null
+                                && b.getSpec()
+                                    .poolRef()
+                                    .name()
+                                    .equals(p.getMetadata().getName()))));
+  }
+
+  @Override
+  public UpdateControl<KVCachePoolBinding> reconcile(
+      KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
+    KVCachePoolBindingStatus current = status(binding);
+    CacheView view = new CacheView(context);
+    List<Condition> wanted = new ArrayList<>();
+    Optional<KVCachePool> pool = view.pool(binding.getSpec().poolRef().name());
+    String phase;
+    String message;
+    if (pool.isEmpty()) {
+      phase = "Provisioning";
+      message = "KVCachePool " + quote(binding.getSpec().poolRef().name()) + " does not exist";
+    } else if (pool.get().getStatus() == null
+        || pool.get().getStatus().clientEndpoint().isEmpty()) {
+      phase = "Provisioning";
+      message =
+          "KVCachePool "
+              + quote(binding.getSpec().poolRef().name())
+              + " has not published its client endpoint";
+    } else {
+      phase = "Ready";
+      message =
+          "domain "
+              + quote(binding.getSpec().domain().name())
+              + " on "
+              + pool.get().getStatus().clientEndpoint().get();
+    }
+    wanted.add(exclusive(binding, context, pool));
+    wanted.add(audit(binding, context));
+    KVCachePoolBindingStatus next =
+        current
+            .withPhase(phase)
+            .withPhaseMessage(message)
+            .withConditions(Conditions.merge(current.conditions(), wanted, now()));
+    if (!next.equals(binding.getStatus())) {
+      StatusWriter.write(context.getClient(), binding, binding.getStatus(), next, WORKLOADS_OWN);
+    }
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * The reconcile-time backstop for racing creates: another Binding on the same backend holding the
+   * name.
+   */
+  private static Condition exclusive(
+      KVCachePoolBinding binding, Context<KVCachePoolBinding> context, Optional<KVCachePool> pool) {
+    String backend = pool.flatMap(p -> p.getSpec().backends().stream().findFirst()).orElse(null);
+    CacheView view = new CacheView(context);
+    List<String> others =
+        context
+            .getPrimaryCache()
+            .list()
+            .filter(o -> !ResourceID.fromResource(o).equals(ResourceID.fromResource(binding)))
+            .filter(
+                o ->
+                    o.getSpec() != null
+                        && o.getSpec().domain().name().equals(binding.getSpec().domain().name()))
+            .filter(
+                o ->
+                    backend != null
+                        && view.pool(o.getSpec().poolRef().name())
+                            .map(p -> p.getSpec().backends().contains(backend))
+                            .orElse(false))
+            .map(o -> o.getMetadata().getNamespace() + "/" + o.getMetadata().getName())
+            .sorted()
+            .toList();
+    return others.isEmpty()
+        ? Conditions.of(
+            DOMAIN_EXCLUSIVE,
+            true,
+            "Exclusive",
+            "no other Binding on backend "
+                + quote(String.valueOf(backend))
+                + " claims domain "
+                + quote(binding.getSpec().domain().name()))
+        : Conditions.of(
+            DOMAIN_EXCLUSIVE,
+            false,
+            "DomainClaimedByMultipleBindings",
+            "domain "
+                + quote(binding.getSpec().domain().name())
+                + " is also claimed by "
+                + String.join(", ", others));
+  }
+
+  /**
+   * Pods opted into injection through this Binding but carrying no record: the webhook never saw
+   * them.
+   */
+  private Condition audit(KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
+    List<Pod> missed =
+        pods(binding, context).stream()
+            .filter(
+                p ->
+                    p.getMetadata().getAnnotations() == null
+                        || !p.getMetadata().getAnnotations().containsKey(Keys.INJECTED))
+            .toList();
+    if (missed.isEmpty()) {
+      return Conditions.of(
+          INJECTION_RECORDED,
+          true,
+          "Recorded",
+          "every Pod opted in through this Binding was injected");
+    }
+    String names =
+        missed.stream()
+            .map(p -> p.getMetadata().getName())
+            .sorted()
+            .collect(Collectors.joining(", "));
+    for (Pod p : missed) {
+      events.warning(
+          p,
+          "NotInjected",
+          "Pod opted into KV cache injection through KVCachePoolBinding "
+              + quote(binding.getMetadata().getName())
+              + " but carries no injection record: the webhook was down or not registered when it was created; recreate it");
+    }
+    return Conditions.of(
+        INJECTION_RECORDED,
+        false,
+        "PodsNotInjected",
+        "opted in but not injected (the webhook was down or unregistered): " + names);
+  }
+
+  private static List<Pod> pods(KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
+    return context.getSecondaryResources(Pod.class).stream()
+        .filter(
+            p ->
+                Objects.equals(
+                    p.getMetadata().getNamespace(), binding.getMetadata().getNamespace()))
+        .filter(
+            p ->
+                p.getMetadata().getAnnotations() != null
+                    && binding
+                        .getMetadata()
+                        .getName()
+                        .equals(p.getMetadata().getAnnotations().get(Keys.BINDING)))
+        .toList();
+  }
+
+  @Override
+  public DeleteControl cleanup(KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
+    List<String> holders = new ArrayList<>();
+    status(binding).usedBy().stream().map(WorkloadRef::display).forEach(holders::add);
+    pods(binding, context).stream()
+        .filter(p -> p.getMetadata().getAnnotations().containsKey(Keys.INJECTED))
+        .map(p -> "Pod/" + p.getMetadata().getName())
+        .forEach(holders::add);
+    if (holders.isEmpty()) {
+      return DeleteControl.defaultDelete();
+    }
+    KVCachePoolBindingStatus current = status(binding);
+    Condition held =
+        Conditions.of(
+            RELEASABLE,
+            false,
+            "HeldByWorkloads",
+            "held by "
+                + String.join(", ", holders)
+                + "; deletion completes once none uses this Binding");
+    List<Condition> conditions =
+        new ArrayList<>(
+            current.conditions().stream().filter(c -> !c.type().equals(RELEASABLE)).toList());
+    conditions.addAll(Conditions.merge(current.conditions(), List.of(held), now()));
+    KVCachePoolBindingStatus next =
+        current
+            .withPhase("Deleting")
+            .withPhaseMessage("held by " + String.join(", ", holders))
+            .withConditions(conditions);
+    if (!next.equals(binding.getStatus())) {
+      StatusWriter.write(context.getClient(), binding, binding.getStatus(), next, WORKLOADS_OWN);
+    }
+    return DeleteControl.noFinalizerRemoval().rescheduleAfter(HELD_RECHECK);
+  }
+
+  private static KVCachePoolBindingStatus status(KVCachePoolBinding b) {
+    return b.getStatus() == null ? KVCachePoolBindingStatus.builder().build() : b.getStatus();
+  }
+
+  private String now() {
+    return Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

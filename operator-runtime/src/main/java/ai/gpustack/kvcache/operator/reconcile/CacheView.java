@@ -1,0 +1,78 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import ai.gpustack.kvcache.admission.ClusterView;
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A {@link ClusterView} over one controller's own informer caches. */
+final class CacheView implements ClusterView {
+  private final Context<?> context;
+
+  CacheView(Context<?> context) {
+    this.context = context;
+  }
+
+  @SuppressWarnings("unchecked")
+  private <R extends HasMetadata> ManagedInformerEventSource<R, ?, ?> source(Class<R> type) {
+    return (ManagedInformerEventSource<R, ?, ?>)
+        context.eventSourceRetriever().getEventSourceFor(type);
+  }
+
+  @Override
+  public Optional<KVCachePoolBinding> binding(String namespace, String name) {
+    return source(KVCachePoolBinding.class).get(new ResourceID(name, namespace));
+  }
+
+  @Override
+  public List<KVCachePoolBinding> bindings() {
+    return source(KVCachePoolBinding.class).list(b -> true).toList();
+  }
+
+  @Override
+  public Optional<KVCachePool> pool(String name) {
+    return source(KVCachePool.class).get(new ResourceID(name));
+  }
+
+  /** The pools naming {@code backend}. */
+  List<KVCachePool> poolsNaming(String backend) {
+    return source(KVCachePool.class)
+        .list(p -> p.getSpec() != null && p.getSpec().backends().contains(backend))
+        .toList();
+  }
+
+  @Override
+  public Optional<KVCacheBackend> backend(String name) {
+    return source(KVCacheBackend.class).get(new ResourceID(name));
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public List<ModelDeployment> modelDeployments(String namespace) {
+    if (context.getPrimaryResource() instanceof ModelDeployment) {
+      return ((Context<ModelDeployment>) context).getPrimaryCache().list(namespace).toList();
+    }
+    return source(ModelDeployment.class).list(namespace, m -> true).toList();
+  }
+
+  @Override
+  public EffectiveSettings settings() {
+    Map<String, String> raw = new HashMap<>();
+    source(Setting.class)
+        .list(Settings.NAMESPACE, s -> s.getSpec() != null)
+        .forEach(s -> s.getSpec().value().ifPresent(v -> raw.put(s.getMetadata().getName(), v)));
+    return Settings.effective(raw);
+  }
+}

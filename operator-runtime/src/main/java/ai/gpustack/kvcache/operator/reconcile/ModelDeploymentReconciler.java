@@ -1,0 +1,303 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import ai.gpustack.kvcache.api.ModelDeploymentStatus;
+import ai.gpustack.kvcache.api.RoleStatus;
+import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.operator.render.Conditions;
+import ai.gpustack.kvcache.operator.render.PodRenderer;
+import ai.gpustack.kvcache.operator.render.RenderException;
+import ai.gpustack.kvcache.operator.render.Rendering;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a ModelDeployment's replicas at their render: creates missing ordinals, removes surplus
+ * ones from the top, and replaces outdated replicas one per role per pass, only while every other
+ * replica of the role is Ready. A rollout the engine would reject (the Binding's dtype) is held on
+ * the replicas that run. Claims the Binding in its {@code status.usedBy}; the finalizer releases
+ * the claim only after the replicas are gone.
+ */
+@ControllerConfiguration(name = "modeldeployment", finalizerName = Keys.DEPLOYMENT_FINALIZER)
+public final class ModelDeploymentReconciler
+    implements Reconciler<ModelDeployment>, Cleaner<ModelDeployment> {
+  private static final Logger LOG = LoggerFactory.getLogger(ModelDeploymentReconciler.class);
+  static final Duration PROGRESS_CHECK = Duration.ofSeconds(5);
+
+  private final PodRenderer renderer;
+  private final Events events;
+  private final Clock clock;
+
+  public ModelDeploymentReconciler(PodRenderer renderer, Events events, Clock clock) {
+    this.renderer = renderer;
+    this.events = events;
+    this.clock = clock;
+  }
+
+  static WorkloadRef claimOf(ModelDeployment md) {
+    return WorkloadRef.of("ModelDeployment", "", md.getMetadata().getName());
+  }
+
+  @Override
+  public List<EventSource<?, ModelDeployment>> prepareEventSources(
+      EventSourceContext<ModelDeployment> context) {
+    InformerEventSource<Pod, ModelDeployment> pods =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
+                .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
+                .build(),
+            context);
+    return List.of(
+        pods,
+        Informers.watch(
+            KVCachePoolBinding.class,
+            context,
+            b ->
+                context
+                    .getPrimaryCache()
+                    .list(b.getMetadata().getNamespace())
+                    .filter(
+                        md ->
+                            md.getSpec() != null
+                                && md.getSpec()
+                                    .kvCache()
+                                    .map(k -> k.poolRef().name().equals(b.getMetadata().getName()))
+                                    .orElse(false))),
+        Informers.watch(KVCachePool.class, context, p -> attached(context)),
+        Informers.watch(KVCacheBackend.class, context, b -> attached(context)),
+        Informers.everything(Setting.class, context));
+  }
+
+  private static java.util.stream.Stream<ModelDeployment> attached(
+      EventSourceContext<ModelDeployment> context) {
+    return context
+        .getPrimaryCache()
+        .list()
+        .filter(md -> md.getSpec() != null && md.getSpec().kvCache().isPresent());
+  }
+
+  @Override
+  public UpdateControl<ModelDeployment> reconcile(
+      ModelDeployment md, Context<ModelDeployment> context) {
+    KubernetesClient client = context.getClient();
+    CacheView view = new CacheView(context);
+    Rendering rendering;
+    try {
+      rendering = renderer.render(md, view);
+    } catch (RenderException e) {
+      events.warning(md, "RenderFailed", e.getMessage());
+      return patchIfChanged(
+          context,
+          md,
+          status(md)
+              .withPhase("Failed")
+              .withConditions(
+                  Conditions.merge(
+                      status(md).conditions(),
+                      List.of(Conditions.of("Rendered", false, "RenderFailed", e.getMessage())),
+                      now())));
+    }
+    rendering
+        .binding()
+        .ifPresent(
+            b -> {
+              if (!Claims.holds(b, claimOf(md))) {
+                new Claims(client)
+                    .claim(md.getMetadata().getNamespace(), b.getMetadata().getName(), claimOf(md));
+              }
+            });
+    rendering.held().ifPresent(h -> events.warning(md, "SpellingRejectedByEngine", h));
+
+    Map<String, List<Pod>> existing =
+        context.getSecondaryResources(Pod.class).stream()
+            .filter(
+                p ->
+                    md.getMetadata()
+                        .getName()
+                        .equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
+            .filter(
+                p ->
+                    Objects.equals(md.getMetadata().getNamespace(), p.getMetadata().getNamespace()))
+            .collect(Collectors.groupingBy(Pods::role, TreeMap::new, Collectors.toList()));
+    List<RoleStatus> roles = new ArrayList<>();
+    boolean progressing = false;
+    for (Rendering.RolePlan plan : rendering.roles()) {
+      List<Pod> pods = existing.getOrDefault(plan.name(), List.of());
+      progressing |= converge(client, plan, pods, rendering.isHeld());
+      int ready =
+          (int)
+              pods.stream()
+                  .filter(p -> Pods.ordinal(p) < plan.pods().size())
+                  .filter(Pods::ready)
+                  .count();
+      int updated =
+          (int)
+              pods.stream()
+                  .filter(p -> Pods.ordinal(p) >= 0 && Pods.ordinal(p) < plan.pods().size())
+                  .filter(p -> Pods.hash(p).equals(Pods.hash(plan.pods().get(Pods.ordinal(p)))))
+                  .count();
+      roles.add(
+          RoleStatus.builder()
+              .name(plan.name())
+              .replicas(plan.pods().size())
+              .readyReplicas(ready)
+              .updatedReplicas(updated)
+              .unmanaged(plan.unmanaged())
+              .build());
+      progressing |= ready < plan.pods().size() || updated < plan.pods().size();
+    }
+    // Roles no longer in the spec cannot exist (the role set is an identity field), but clean up
+    // any strays.
+    existing.keySet().stream()
+        .filter(role -> rendering.roles().stream().noneMatch(r -> r.name().equals(role)))
+        .flatMap(role -> existing.get(role).stream())
+        .forEach(p -> delete(client, p));
+
+    String phase = rendering.isHeld() ? "Held" : progressing ? "Progressing" : "Ready";
+    ModelDeploymentStatus next =
+        status(md)
+            .withObservedGeneration(Optional.ofNullable(md.getMetadata().getGeneration()))
+            .withPhase(phase)
+            .withKvCache(rendering.kvCache().or(() -> status(md).kvCache()))
+            .withRoles(roles)
+            .withConditions(
+                Conditions.merge(status(md).conditions(), rendering.conditions(), now()));
+    UpdateControl<ModelDeployment> control = patchIfChanged(context, md, next);
+    return progressing && !rendering.isHeld() ? control.rescheduleAfter(PROGRESS_CHECK) : control;
+  }
+
+  /** Creates, removes and replaces one role's Pods; returns whether anything is still moving. */
+  private boolean converge(
+      KubernetesClient client, Rendering.RolePlan plan, List<Pod> pods, boolean held) {
+    boolean moving = false;
+    List<Pod> desired = plan.pods();
+    Map<Integer, Pod> byOrdinal = new TreeMap<>();
+    pods.forEach(p -> byOrdinal.put(Pods.ordinal(p), p));
+    for (Pod p : pods) {
+      if (Pods.ordinal(p) < 0 || Pods.ordinal(p) >= desired.size()) {
+        delete(client, p);
+        moving = true;
+      }
+    }
+    if (held) {
+      return moving;
+    }
+    for (int ordinal = 0; ordinal < desired.size(); ordinal++) {
+      if (!byOrdinal.containsKey(ordinal)) {
+        create(client, desired.get(ordinal));
+        moving = true;
+      }
+    }
+    List<Pod> outdated =
+        pods.stream()
+            .filter(p -> Pods.ordinal(p) >= 0 && Pods.ordinal(p) < desired.size())
+            .filter(p -> !Pods.hash(p).equals(Pods.hash(desired.get(Pods.ordinal(p)))))
+            .sorted(Comparator.comparingInt(Pods::ordinal).reversed())
+            .toList();
+    if (outdated.isEmpty()) {
+      return moving;
+    }
+    boolean allReady =
+        byOrdinal.size() >= desired.size()
+            && pods.stream().filter(p -> Pods.ordinal(p) < desired.size()).allMatch(Pods::ready);
+    if (allReady
+        && outdated.stream().noneMatch(p -> p.getMetadata().getDeletionTimestamp() != null)) {
+      LOG.info(
+          "replacing {}/{}: its pod-spec hash is outdated",
+          outdated.get(0).getMetadata().getNamespace(),
+          outdated.get(0).getMetadata().getName());
+      delete(client, outdated.get(0));
+    }
+    return true;
+  }
+
+  private static void create(KubernetesClient client, Pod pod) {
+    try {
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
+  }
+
+  private static void delete(KubernetesClient client, Pod pod) {
+    if (pod.getMetadata().getDeletionTimestamp() == null) {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .delete();
+    }
+  }
+
+  @Override
+  public DeleteControl cleanup(ModelDeployment md, Context<ModelDeployment> context) {
+    List<Pod> pods =
+        context.getSecondaryResources(Pod.class).stream()
+            .filter(
+                p ->
+                    md.getMetadata()
+                        .getName()
+                        .equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
+            .toList();
+    if (!pods.isEmpty()) {
+      pods.forEach(p -> delete(context.getClient(), p));
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(1));
+    }
+    md.getSpec()
+        .kvCache()
+        .ifPresent(
+            k ->
+                new Claims(context.getClient())
+                    .release(md.getMetadata().getNamespace(), k.poolRef().name(), claimOf(md)));
+    return DeleteControl.defaultDelete();
+  }
+
+  private static ModelDeploymentStatus status(ModelDeployment md) {
+    return md.getStatus() == null ? ModelDeploymentStatus.builder().build() : md.getStatus();
+  }
+
+  private static UpdateControl<ModelDeployment> patchIfChanged(
+      Context<ModelDeployment> context, ModelDeployment md, ModelDeploymentStatus next) {
+    if (!next.equals(md.getStatus())) {
+      StatusWriter.write(context.getClient(), md, md.getStatus(), next, Set.of());
+    }
+    return UpdateControl.noUpdate();
+  }
+
+  private String now() {
+    return Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

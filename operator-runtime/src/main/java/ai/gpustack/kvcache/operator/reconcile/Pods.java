@@ -1,0 +1,35 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import ai.gpustack.kvcache.resources.Keys;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Optional;
+
+/** What the operator reads off a replica. */
+final class Pods {
+  private Pods() {}
+
+  static boolean ready(Pod pod) {
+    return pod.getMetadata().getDeletionTimestamp() == null
+        && pod.getStatus() != null
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  static Optional<String> hash(Pod pod) {
+    return Optional.ofNullable(pod.getMetadata().getAnnotations())
+        .map(a -> a.get(Keys.POD_SPEC_HASH));
+  }
+
+  static int ordinal(Pod pod) {
+    try {
+      return Integer.parseInt(pod.getMetadata().getLabels().getOrDefault(Keys.POD_ORDINAL, "-1"));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  static String role(Pod pod) {
+    return pod.getMetadata().getLabels().getOrDefault(Keys.COMPONENT, "");
+  }
+}

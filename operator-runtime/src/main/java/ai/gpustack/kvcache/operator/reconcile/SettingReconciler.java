@@ -1,0 +1,81 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import ai.gpustack.kvcache.api.SettingDefinition;
+import ai.gpustack.kvcache.api.SettingStatus;
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Settings: each shows the value in force and what it does. {@link #bootstrap} creates the missing
+ * ones with their default, seeded from {@code GPUSTACK_<NAME>}, and never overwrites one.
+ */
+@ControllerConfiguration(
+    name = "setting",
+    informer =
+        @io.javaoperatorsdk.operator.api.config.informer.Informer(namespaces = Settings.NAMESPACE))
+public final class SettingReconciler implements Reconciler<Setting> {
+  private static final Logger LOG = LoggerFactory.getLogger(SettingReconciler.class);
+
+  /** Creates every catalog Setting that is missing; existing ones are left as they are. */
+  public static void bootstrap(KubernetesClient client, Map<String, String> environment) {
+    for (SettingDefinition definition : Settings.catalog()) {
+      Setting setting = new Setting();
+      setting.getMetadata().setName(definition.name());
+      setting.getMetadata().setNamespace(Settings.NAMESPACE);
+      String seed = environment.getOrDefault(definition.seedVariable(), definition.defaultValue());
+      setting.setSpec(ai.gpustack.kvcache.api.SettingSpec.builder().value(seed).build());
+      try {
+        if (client
+                .resources(Setting.class)
+                .inNamespace(Settings.NAMESPACE)
+                .withName(definition.name())
+                .get()
+            == null) {
+          client
+              .resources(Setting.class)
+              .inNamespace(Settings.NAMESPACE)
+              .resource(setting)
+              .create();
+          LOG.info("created Setting {} = {}", definition.name(), seed);
+        }
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  @Override
+  public UpdateControl<Setting> reconcile(Setting setting, Context<Setting> context) {
+    Optional<SettingDefinition> definition = Settings.find(setting.getMetadata().getName());
+    if (definition.isEmpty()) {
+      return UpdateControl.noUpdate();
+    }
+    String value =
+        setting.getSpec() == null
+            ? definition.get().defaultValue()
+            : setting.getSpec().value().orElse(definition.get().defaultValue());
+    SettingStatus next =
+        SettingStatus.builder()
+            .value(value)
+            .description(definition.get().description())
+            .editable(true)
+            .build();
+    if (!next.equals(setting.getStatus())) {
+      StatusWriter.write(
+          context.getClient(), setting, setting.getStatus(), next, java.util.Set.of());
+    }
+    return UpdateControl.noUpdate();
+  }
+}

@@ -1,0 +1,258 @@
+package ai.gpustack.kvcache.operator.sandbox;
+
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.zjsonpatch.JsonPatch;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The embedded API server's front: discovery, server-side tables, self-subject reviews, and the
+ * admission chain in front of every create, update and patch; everything else goes to fabric8's
+ * CRUD dispatcher unchanged.
+ */
+final class SandboxDispatcher extends Dispatcher {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final KubernetesCrudDispatcher crud;
+  private final ResourceCatalog catalog;
+  private final AdmissionChain chain;
+  private final KubernetesSerialization serialization = KvCacheSerialization.create();
+  private final Consumer<String> refusals;
+  private volatile String serverAddress = "127.0.0.1";
+
+  SandboxDispatcher(
+      KubernetesCrudDispatcher crud,
+      ResourceCatalog catalog,
+      EngineRegistry engines,
+      Consumer<String> refusals) {
+    this.crud = crud;
+    this.catalog = catalog;
+    this.chain = new AdmissionChain(engines);
+    this.refusals = refusals;
+  }
+
+  void serverAddress(String address) {
+    this.serverAddress = address;
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    String path = request.getPath();
+    String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    HttpMethod method = request.method();
+    try {
+      if (method == HttpMethod.GET) {
+        switch (bare) {
+          case "/version" -> {
+            return json(
+                200,
+                JSON.createObjectNode()
+                    .put("major", "1")
+                    .put("minor", "32")
+                    .put("gitVersion", "v1.32.0-kvcache-sandbox")
+                    .put("platform", "linux/amd64"));
+          }
+          case "/api" -> {
+            return json(200, catalog.apiVersions(serverAddress));
+          }
+          case "/apis" -> {
+            return json(200, catalog.groups());
+          }
+          default -> {
+            Optional<JsonNode> resources = groupVersion(bare);
+            if (resources.isPresent()) {
+              return json(200, resources.get());
+            }
+          }
+        }
+      }
+      if (method == HttpMethod.POST && bare.endsWith("/selfsubjectrulesreviews")) {
+        ObjectNode review =
+            JSON.createObjectNode()
+                .put("apiVersion", "authorization.k8s.io/v1")
+                .put("kind", "SelfSubjectRulesReview");
+        ObjectNode status = review.putObject("status").put("incomplete", false);
+        ObjectNode rule = status.putArray("resourceRules").addObject();
+        rule.putArray("apiGroups").add("*");
+        rule.putArray("resources").add("*");
+        rule.putArray("verbs").add("*");
+        status.putArray("nonResourceRules");
+        return json(201, review);
+      }
+      if (method == HttpMethod.POST && bare.endsWith("/selfsubjectaccessreviews")) {
+        ObjectNode review = (ObjectNode) JSON.readTree(request.getBody().getBytes());
+        review.putObject("status").put("allowed", true);
+        return json(201, review);
+      }
+      Optional<ApiPath> api = ApiPath.parse(path);
+      if (api.isPresent()
+          && api.get().subresource().isEmpty()
+          && (method == HttpMethod.POST
+              || method == HttpMethod.PUT
+              || method == HttpMethod.PATCH)) {
+        return admitted(request, api.get());
+      }
+      MockResponse response = crud.dispatch(request);
+      String accept = request.getHeader("Accept");
+      if (api.isPresent()
+          && method == HttpMethod.GET
+          && accept != null
+          && accept.contains("as=Table")
+          && response.code() == 200
+          && !path.contains("watch=")) {
+        Optional<ResourceCatalog.Resource> resource =
+            catalog.find(api.get().group(), api.get().plural());
+        if (resource.isPresent()) {
+          return json(
+              200, Tables.table(resource.get(), JSON.readTree(response.getBody().getBytes())));
+        }
+      }
+      return response;
+    } catch (io.fabric8.zjsonpatch.JsonPatchException e) {
+      return status(422, "Invalid", "the patch does not apply: " + e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      return status(500, "InternalError", "the sandbox API server failed: " + e);
+    }
+  }
+
+  private Optional<JsonNode> groupVersion(String path) {
+    String[] s = path.replaceAll("^/+|/+$", "").split("/");
+    if (s.length == 2 && s[0].equals("api")) {
+      return catalog.resources("", s[1]);
+    }
+    if (s.length == 3 && s[0].equals("apis")) {
+      return catalog.resources(s[1], s[2]);
+    }
+    return Optional.empty();
+  }
+
+  /** A write through the admission chain; refused writes are not stored. */
+  private MockResponse admitted(RecordedRequest request, ApiPath api) throws IOException {
+    Optional<ResourceCatalog.Resource> resource = catalog.find(api.group(), api.plural());
+    if (resource.isEmpty()) {
+      return crud.dispatch(request);
+    }
+    String kind = resource.get().kind();
+    JsonNode object;
+    JsonNode old = null;
+    String operation;
+    switch (request.method()) {
+      case POST -> {
+        operation = "CREATE";
+        object = JSON.readTree(request.getBody().getBytes());
+        if (object.isObject()
+            && api.namespace().isPresent()
+            && !object.path("metadata").has("namespace")) {
+          ((ObjectNode) object).withObject("metadata").put("namespace", api.namespace().get());
+        }
+      }
+      case PUT -> {
+        operation = "UPDATE";
+        object = JSON.readTree(request.getBody().getBytes());
+        old = current(request.getPath());
+      }
+      default -> {
+        operation = "UPDATE";
+        old = current(request.getPath());
+        if (old == null) {
+          return crud.dispatch(request);
+        }
+        object = patched(old, request);
+      }
+    }
+    AdmissionChain.Outcome outcome =
+        chain.admit(
+            new StoreClusterView(crud.getMap(), serialization), operation, api, kind, object, old);
+    if (!outcome.allowed()) {
+      refusals.accept(outcome.message());
+      return status(
+          outcome.code(), outcome.code() == 400 ? "BadRequest" : "Forbidden", outcome.message());
+    }
+    RecordedRequest forwarded = request;
+    if (request.method() == HttpMethod.POST && !outcome.object().equals(object)) {
+      forwarded =
+          new RecordedRequest(
+              request.getRequestLine(),
+              request.method(),
+              request.getPath(),
+              request.getHeaders(),
+              new Buffer(JSON.writeValueAsBytes(outcome.object())));
+    }
+    MockResponse response = crud.dispatch(forwarded);
+    for (String warning : outcome.warnings()) {
+      response.addHeader("Warning", "299 - \"" + warning.replace("\"", "'") + "\"");
+    }
+    return response;
+  }
+
+  private JsonNode current(String path) throws IOException {
+    String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    MockResponse response = crud.handleGet(bare);
+    return response.code() == 200 ? JSON.readTree(response.getBody().getBytes()) : null;
+  }
+
+  /** {@code old} with the request's JSON Patch or merge patch applied, as the store would. */
+  private static JsonNode patched(JsonNode old, RecordedRequest request) throws IOException {
+    JsonNode patch = JSON.readTree(request.getBody().getBytes());
+    String type = String.valueOf(request.getHeader("Content-Type"));
+    if (type.contains("json-patch")) {
+      return JsonPatch.apply(patch, old);
+    }
+    return merge(old.deepCopy(), patch);
+  }
+
+  /** RFC 7386. */
+  private static JsonNode merge(JsonNode target, JsonNode patch) {
+    if (!patch.isObject()) {
+      return patch;
+    }
+    ObjectNode out = target.isObject() ? (ObjectNode) target : JSON.createObjectNode();
+    patch
+        .properties()
+        .forEach(
+            e -> {
+              if (e.getValue().isNull()) {
+                out.remove(e.getKey());
+              } else {
+                out.set(
+                    e.getKey(),
+                    merge(
+                        out.path(e.getKey()).isMissingNode()
+                            ? JSON.nullNode()
+                            : out.get(e.getKey()),
+                        e.getValue()));
+              }
+            });
+    return out;
+  }
+
+  private static MockResponse json(int code, JsonNode body) throws IOException {
+    return new MockResponse()
+        .setResponseCode(code)
+        .setHeader("Content-Type", "application/json")
+        .setBody(JSON.writeValueAsBytes(body));
+  }
+
+  private static MockResponse status(int code, String reason, String message) {
+    ObjectNode status = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Status");
+    status.putObject("metadata");
+    status.put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
+    return new MockResponse()
+        .setResponseCode(code)
+        .setHeader("Content-Type", "application/json")
+        .setBody(status.toString().getBytes(StandardCharsets.UTF_8));
+  }
+}
