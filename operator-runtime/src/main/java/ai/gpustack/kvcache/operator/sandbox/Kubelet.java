@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A stand-in kubelet: a created Pod turns Running and Ready after a short start-up delay. */
-final class Kubelet implements AutoCloseable {
+public final class Kubelet implements AutoCloseable {
   private final KubernetesClient client;
   private final Duration startup;
   private final ScheduledExecutorService scheduler =
@@ -30,8 +30,10 @@ final class Kubelet implements AutoCloseable {
           });
   private final AtomicInteger addresses = new AtomicInteger(10);
   private final SharedIndexInformer<Pod> informer;
+  private volatile boolean paused;
 
-  Kubelet(KubernetesClient client, Duration startup) {
+  /** Starts watching Pods; each turns Ready {@code startup} after it is seen. */
+  public Kubelet(KubernetesClient client, Duration startup) {
     this.client = client;
     this.startup = startup;
     this.informer =
@@ -55,8 +57,16 @@ final class Kubelet implements AutoCloseable {
                 });
   }
 
+  /** While paused, no Pod starts; on resume, every waiting Pod does. */
+  public void pause(boolean pause) {
+    this.paused = pause;
+    if (!pause) {
+      informer.getStore().list().forEach(this::schedule);
+    }
+  }
+
   private void schedule(Pod pod) {
-    if (pod.getMetadata().getDeletionTimestamp() != null || ready(pod)) {
+    if (paused || pod.getMetadata().getDeletionTimestamp() != null || ready(pod)) {
       return;
     }
     scheduler.schedule(() -> start(pod), startup.toMillis(), TimeUnit.MILLISECONDS);
@@ -70,6 +80,9 @@ final class Kubelet implements AutoCloseable {
   }
 
   private void start(Pod pod) {
+    if (paused) {
+      return;
+    }
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     List<PodCondition> conditions =
         List.of("PodScheduled", "Initialized", "ContainersReady", "Ready").stream()

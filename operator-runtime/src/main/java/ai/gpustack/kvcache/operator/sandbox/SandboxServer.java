@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class SandboxServer implements AutoCloseable {
   private final KubernetesMockServer server;
+  private final SandboxDispatcher dispatcher;
   private final KubernetesClient client;
   private final List<String> refusals = new CopyOnWriteArrayList<>();
 
@@ -31,7 +32,7 @@ public final class SandboxServer implements AutoCloseable {
     java.util.logging.Logger.getLogger("io.fabric8.mockwebserver")
         .setLevel(java.util.logging.Level.WARNING);
     ResourceCatalog catalog = new ResourceCatalog();
-    SandboxDispatcher dispatcher =
+    dispatcher =
         new SandboxDispatcher(new KubernetesCrudDispatcher(), catalog, engines, refusals::add);
     server =
         new KubernetesMockServer(
@@ -68,6 +69,14 @@ public final class SandboxServer implements AutoCloseable {
   /** Starts on {@code port} (0 picks a free one). */
   public static SandboxServer start(EngineRegistry engines, int port) {
     return new SandboxServer(engines, port);
+  }
+
+  /**
+   * Turns the admission chain off or on: what a cluster without the webhook stores, or objects
+   * stored before an upgrade, can then be written.
+   */
+  public void admission(boolean on) {
+    dispatcher.admission(on);
   }
 
   /** A client with the project's serialization. */

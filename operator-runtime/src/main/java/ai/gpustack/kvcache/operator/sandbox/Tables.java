@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * Server-side tables, as {@code kubectl get} asks for them: the CRDs' printer columns, and the
- * usual columns of Pods. Dates go out as timestamps; kubectl turns them into ages.
+ * usual columns of Pods. Date columns go out as ages, as the API server writes them.
  */
 final class Tables {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,9 +35,9 @@ final class Tables {
       column(columns, "Ready", "string", "");
       column(columns, "Status", "string", "");
       column(columns, "Restarts", "integer", "");
-      column(columns, "Age", "date", "");
+      column(columns, "Age", "string", "");
     } else if (printer.isEmpty()) {
-      column(columns, "Age", "date", "");
+      column(columns, "Age", "string", "");
     } else {
       printer.forEach(
           c ->
@@ -65,15 +65,65 @@ final class Tables {
                 ? "Terminating"
                 : item.path("status").path("phase").asText("Pending"));
         cells.add(0);
-        cells.add(item.path("metadata").path("creationTimestamp").asText(""));
+        cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
       } else if (printer.isEmpty()) {
-        cells.add(item.path("metadata").path("creationTimestamp").asText(""));
+        cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
       } else {
-        printer.forEach(c -> cells.add(at(item, c.path("jsonPath").asText())));
+        printer.forEach(
+            c -> {
+              JsonNode value = at(item, c.path("jsonPath").asText());
+              cells.add(
+                  c.path("type").asText().equals("date")
+                      ? JSON.getNodeFactory().textNode(age(value.asText("")))
+                      : value);
+            });
       }
       row.set("object", item);
     }
     return table;
+  }
+
+  /** A timestamp as the API server shows a date column: the age, like {@code 5m2s}. */
+  static String age(String timestamp) {
+    if (timestamp.isEmpty()) {
+      return "<unknown>";
+    }
+    long s;
+    try {
+      s =
+          java.time.Duration.between(java.time.Instant.parse(timestamp), java.time.Instant.now())
+              .getSeconds();
+    } catch (java.time.format.DateTimeParseException e) {
+      return "<invalid>";
+    }
+    if (s < 0) {
+      return "0s";
+    }
+    long m = s / 60;
+    long h = m / 60;
+    long d = h / 24;
+    if (s < 120) {
+      return s + "s";
+    }
+    if (m < 10) {
+      return s % 60 == 0 ? m + "m" : m + "m" + (s % 60) + "s";
+    }
+    if (m < 180) {
+      return m + "m";
+    }
+    if (h < 8) {
+      return m % 60 == 0 ? h + "h" : h + "h" + (m % 60) + "m";
+    }
+    if (h < 48) {
+      return h + "h";
+    }
+    if (h < 24 * 8) {
+      return h % 24 == 0 ? d + "d" : d + "d" + (h % 24) + "h";
+    }
+    if (d < 365 * 2) {
+      return d + "d";
+    }
+    return (d / 365) + "y" + (d % 365 == 0 ? "" : (d % 365) + "d");
   }
 
   private static void column(ArrayNode columns, String name, String type, String format) {
