@@ -1,6 +1,5 @@
 package ai.gpustack.kvcache.spi;
 
-import ai.gpustack.kvcache.api.RoleKind;
 import java.util.List;
 import java.util.Optional;
 import org.immutables.value.Value;
@@ -10,11 +9,6 @@ import org.immutables.value.Value;
 abstract class ManagedRoleDef {
   public abstract String model();
 
-  @Value.Default
-  public RoleKind kind() {
-    return RoleKind.Server;
-  }
-
   public abstract List<String> extraArgs();
 
   /** The serving port; the engine's default when absent. */
@@ -22,6 +16,6 @@ abstract class ManagedRoleDef {
 
   public abstract Optional<String> engineVersion();
 
-  /** The cache attachment; absent when the deployment attaches no store. */
+  /** The cache attachment (its role kind picks the connector's role); absent without a store. */
   public abstract Optional<AttachmentRequest> attachment();
 }

@@ -27,15 +27,15 @@ import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /** Self-signed certificates for localhost, written as PEM files, and clients that trust them. */
-final class TestCertificates {
+public final class TestCertificates {
   private TestCertificates() {}
 
-  record Pair(X509Certificate certificate, Path cert, Path key) {}
+  public record Pair(X509Certificate certificate, Path cert, Path key) {}
 
   /**
    * A new self-signed certificate named {@code cn}, with its key of {@code algorithm} (RSA or EC).
    */
-  static Pair write(Path dir, String cn, String algorithm) throws Exception {
+  public static Pair write(Path dir, String cn, String algorithm) throws Exception {
     KeyPairGenerator generator = KeyPairGenerator.getInstance(algorithm);
     generator.initialize(algorithm.equals("RSA") ? 2048 : 256);
     KeyPair keys = generator.generateKeyPair();
@@ -79,7 +79,7 @@ final class TestCertificates {
   }
 
   /** A TLS context that trusts exactly {@code trusted}. */
-  static SSLContext trusting(List<X509Certificate> trusted) throws Exception {
+  public static SSLContext trusting(List<X509Certificate> trusted) throws Exception {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     store.load(null, null);
     for (int i = 0; i < trusted.size(); i++) {
@@ -93,7 +93,7 @@ final class TestCertificates {
     return context;
   }
 
-  static HttpClient client(List<X509Certificate> trusted) throws Exception {
+  public static HttpClient client(List<X509Certificate> trusted) throws Exception {
     return HttpClient.newBuilder()
         .sslContext(trusting(trusted))
         .connectTimeout(Duration.ofSeconds(5))

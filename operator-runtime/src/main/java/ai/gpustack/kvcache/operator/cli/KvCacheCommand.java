@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       EnginesCommand.class,
       ReviewCommand.class,
       RenderCommand.class,
+      RunCommand.class,
       SandboxCommand.class,
       WebhookCommand.class
     })

@@ -142,7 +142,9 @@ public final class PodRenderer {
                 ordinal,
                 engine,
                 version,
-                role.isTakeOver() ? Optional.empty() : attachment));
+                role.isTakeOver()
+                    ? Optional.empty()
+                    : attachment.map(a -> a.withRoleKind(role.kind()))));
       }
       plans.add(new Rendering.RolePlan(role.name(), role.isTakeOver(), List.copyOf(pods)));
     }
@@ -334,7 +336,6 @@ public final class PodRenderer {
           engine.renderCommand(
               ManagedRole.builder()
                   .model(md.getSpec().model().name())
-                  .kind(role.kind())
                   .addAllExtraArgs(role.extraArgs())
                   .port(ports.get(0).containerPort())
                   .engineVersion(version)

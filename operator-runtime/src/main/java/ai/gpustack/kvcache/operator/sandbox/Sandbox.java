@@ -207,7 +207,25 @@ public final class Sandbox implements AutoCloseable {
                       .build());
               return s;
             });
-    await(() -> pods().stream().allMatch(p -> dtypeRendered(p) == owned || !attached(p)));
+    await(
+        () -> {
+          List<String> held =
+              client()
+                  .resources(ModelDeployment.class)
+                  .inNamespace(NAMESPACE)
+                  .list()
+                  .getItems()
+                  .stream()
+                  .filter(
+                      md ->
+                          md.getStatus() != null
+                              && md.getStatus().phase().filter("Held"::equals).isPresent())
+                  .map(md -> md.getMetadata().getName())
+                  .toList();
+          return pods().stream()
+              .filter(p -> !held.contains(p.getMetadata().getLabels().get(Keys.INSTANCE)))
+              .allMatch(p -> dtypeRendered(p) == owned || !attached(p));
+        });
     awaitSettled();
   }
 

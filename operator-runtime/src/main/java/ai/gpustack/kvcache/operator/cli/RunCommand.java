@@ -1,0 +1,136 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import ai.gpustack.kvcache.admission.Admission;
+import ai.gpustack.kvcache.operator.KvCacheOperator;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.webhook.InformerClusterView;
+import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
+import ai.gpustack.kvcache.webhook.WebhookServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kvcache run}: the reference operator against a real cluster. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the reference operator against a cluster (kubeconfig, or in-cluster), with leader"
+          + " election on a Lease in gpustack-system, health and metrics on --health-listen, and"
+          + " the admission webhook in the same process unless --no-webhook.",
+      "Exit codes: 0 stopped by a signal; 2 bad arguments or unreadable certificate."
+    })
+final class RunCommand implements Callable<Integer> {
+  @Option(
+      names = "--kubeconfig",
+      description = "Kubeconfig file; in-cluster or ~/.kube/config when absent.")
+  Path kubeconfig;
+
+  @Option(
+      names = "--no-webhook",
+      description = "Do not serve the admission webhook in this process.")
+  boolean noWebhook;
+
+  @Option(
+      names = "--tls-cert",
+      description = "The webhook's PEM certificate (required unless --no-webhook).")
+  Path cert;
+
+  @Option(
+      names = "--tls-key",
+      description = "The webhook's PEM key (required unless --no-webhook).")
+  Path key;
+
+  @Option(
+      names = "--webhook-listen",
+      defaultValue = "0.0.0.0:9443",
+      description = "Webhook host:port (default ${DEFAULT-VALUE}).")
+  String webhookListen;
+
+  @Option(
+      names = "--health-listen",
+      defaultValue = "0.0.0.0:8080",
+      description = "/healthz, /readyz and /metrics host:port (default ${DEFAULT-VALUE}).")
+  String healthListen;
+
+  @Option(
+      names = "--identity",
+      description = "Leader-election identity (default: $POD_NAME, else the host name).")
+  String identity;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!noWebhook && (cert == null || key == null)) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "the webhook needs --tls-cert and --tls-key (or pass --no-webhook)");
+    }
+    ReloadingKeyManager keys = null;
+    if (!noWebhook) {
+      try {
+        keys = new ReloadingKeyManager(cert, key);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
+        return 2;
+      }
+    }
+    String id =
+        identity != null
+            ? identity
+            : Optional.ofNullable(System.getenv("POD_NAME"))
+                .orElse(InetAddress.getLocalHost().getHostName());
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    EngineRegistry engines = EngineRegistry.load();
+    CountDownLatch stop = new CountDownLatch(1);
+    try (KubernetesClient client = Clients.create(kubeconfig);
+        KvCacheOperator operator =
+            KvCacheOperator.start(
+                client,
+                engines,
+                registry,
+                new KvCacheOperator.Options(
+                    Optional.of(id),
+                    Duration.ofSeconds(15),
+                    Optional.of(Listen.parse(healthListen)),
+                    System.getenv(),
+                    Clock.systemUTC()))) {
+      InformerClusterView view = null;
+      WebhookServer webhook = null;
+      if (keys != null) {
+        view = InformerClusterView.start(client);
+        webhook =
+            WebhookServer.start(
+                Listen.parse(webhookListen),
+                keys,
+                new Admission(engines, view),
+                view::synced,
+                registry);
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+      spec.commandLine()
+          .getErr()
+          .println(
+              "kvcache operator running as "
+                  + id
+                  + (operator.ready() ? "" : " (syncing)")
+                  + (webhook == null ? "" : "; webhook on " + webhookListen));
+      stop.await();
+      if (webhook != null) {
+        webhook.close();
+        view.close();
+      }
+    }
+    return 0;
+  }
+}
