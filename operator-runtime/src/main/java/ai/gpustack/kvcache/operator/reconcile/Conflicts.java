@@ -3,9 +3,12 @@ package ai.gpustack.kvcache.operator.reconcile;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.function.Supplier;
 
-/** Retries an optimistic write a few times when another writer got there first (409). */
+/**
+ * Retries an optimistic write when another writer got there first: a 409 on a stale
+ * resourceVersion, or a 422 when a JSON Patch {@code test} no longer holds.
+ */
 final class Conflicts {
-  private static final int ATTEMPTS = 5;
+  private static final int ATTEMPTS = 8;
 
   private Conflicts() {}
 
@@ -14,7 +17,7 @@ final class Conflicts {
       try {
         return write.get();
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt == ATTEMPTS) {
+        if ((e.getCode() != 409 && e.getCode() != 422) || attempt == ATTEMPTS) {
           throw e;
         }
       }

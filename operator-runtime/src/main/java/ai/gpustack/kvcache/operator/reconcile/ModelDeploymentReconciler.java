@@ -93,10 +93,30 @@ public final class ModelDeploymentReconciler
                                 && md.getSpec()
                                     .kvCache()
                                     .map(k -> k.poolRef().name().equals(b.getMetadata().getName()))
-                                    .orElse(false))),
-        Informers.watch(KVCachePool.class, context, p -> attached(context)),
-        Informers.watch(KVCacheBackend.class, context, b -> attached(context)),
+                                    .orElse(false)),
+            (after, before) ->
+                Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
+        Informers.watch(
+            KVCachePool.class,
+            context,
+            p -> attached(context),
+            (after, before) ->
+                Informers.specOrDeletion(before, after)
+                    || !Objects.equals(clientEndpoint(before), clientEndpoint(after))),
+        Informers.watch(
+            KVCacheBackend.class, context, b -> attached(context), Informers::specOrDeletion),
         Informers.everything(Setting.class, context));
+  }
+
+  /** A claim removed from usedBy must be made again by its deployment if it still exists. */
+  private static boolean claimsDropped(KVCachePoolBinding before, KVCachePoolBinding after) {
+    return before.getStatus() != null
+        && !(after.getStatus() != null
+            && after.getStatus().usedBy().containsAll(before.getStatus().usedBy()));
+  }
+
+  private static Optional<String> clientEndpoint(KVCachePool pool) {
+    return pool.getStatus() == null ? Optional.empty() : pool.getStatus().clientEndpoint();
   }
 
   private static java.util.stream.Stream<ModelDeployment> attached(

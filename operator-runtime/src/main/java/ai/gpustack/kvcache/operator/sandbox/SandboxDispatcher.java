@@ -33,6 +33,7 @@ final class SandboxDispatcher extends Dispatcher {
   private final Consumer<String> refusals;
   private volatile String serverAddress = "127.0.0.1";
   private volatile boolean admission = true;
+  private final Object writes = new Object();
 
   SandboxDispatcher(
       KubernetesCrudDispatcher crud,
@@ -56,6 +57,17 @@ final class SandboxDispatcher extends Dispatcher {
 
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    if (request.method() == HttpMethod.GET) {
+      return serve(request);
+    }
+    // One write at a time: a merge patch reads the stored object and writes its result, and a
+    // PUT is checked against the stored resourceVersion; both must see no write in between.
+    synchronized (writes) {
+      return serve(request);
+    }
+  }
+
+  private MockResponse serve(RecordedRequest request) {
     String path = request.getPath();
     String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
     HttpMethod method = request.method();
@@ -104,13 +116,20 @@ final class SandboxDispatcher extends Dispatcher {
         return json(201, review);
       }
       Optional<ApiPath> api = ApiPath.parse(path);
-      if (method == HttpMethod.PATCH && header(request, "Content-Type").contains("merge-patch")) {
-        Optional<RecordedRequest> put = mergeAsPut(request);
+      String type = header(request, "Content-Type");
+      if (method == HttpMethod.PATCH
+          && (type.contains("merge-patch") || type.contains("json-patch"))) {
+        Optional<RecordedRequest> put = patchAsPut(request);
         if (put.isEmpty()) {
           return status(404, "NotFound", "no object at " + bare);
         }
         request = put.get();
         method = HttpMethod.PUT;
+      } else if (method == HttpMethod.PUT && api.isPresent()) {
+        Optional<MockResponse> conflict = staleWrite(request, api.get());
+        if (conflict.isPresent()) {
+          return conflict.get();
+        }
       }
       boolean write =
           method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH;
@@ -220,15 +239,16 @@ final class SandboxDispatcher extends Dispatcher {
   }
 
   /**
-   * A merge patch as the PUT of its result. fabric8's mock appends arrays where RFC 7386 replaces
-   * them, which would grow every status list on every write.
+   * A merge or JSON patch as the PUT of its result, applied to the stored object under the write
+   * lock as the API server would. fabric8's mock appends arrays where RFC 7386 replaces them, and
+   * misreads a JSON Patch append ({@code /-}) on a subresource.
    */
-  private Optional<RecordedRequest> mergeAsPut(RecordedRequest request) throws IOException {
+  private Optional<RecordedRequest> patchAsPut(RecordedRequest request) throws IOException {
     JsonNode old = current(request.getPath());
     if (old == null) {
       return Optional.empty();
     }
-    JsonNode merged = merge(old.deepCopy(), JSON.readTree(request.getBody().getBytes()));
+    JsonNode merged = patched(old, request);
     return Optional.of(
         new RecordedRequest(
             request.getRequestLine().replaceFirst("^PATCH", "PUT"),
@@ -236,6 +256,36 @@ final class SandboxDispatcher extends Dispatcher {
             request.getPath(),
             request.getHeaders(),
             new Buffer(JSON.writeValueAsBytes(merged))));
+  }
+
+  /**
+   * A 409 when the PUT names a resourceVersion that is no longer the stored one, as the API server
+   * answers: whoever read the object before another write must read it again.
+   */
+  private Optional<MockResponse> staleWrite(RecordedRequest request, ApiPath api)
+      throws IOException {
+    String sent =
+        JSON.readTree(request.getBody().getBytes())
+            .path("metadata")
+            .path("resourceVersion")
+            .asText("");
+    JsonNode stored = current(request.getPath());
+    if (sent.isEmpty() || stored == null) {
+      return Optional.empty();
+    }
+    if (sent.equals(stored.path("metadata").path("resourceVersion").asText())) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        status(
+            409,
+            "Conflict",
+            "Operation cannot be fulfilled on "
+                + api.plural()
+                + " \""
+                + stored.path("metadata").path("name").asText()
+                + "\": the object has been modified; please apply your changes to the latest"
+                + " version and try again"));
   }
 
   private JsonNode current(String path) throws IOException {

@@ -22,15 +22,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * SandboxDispatcher}, with the CRDs and the system namespace installed.
  */
 public final class SandboxServer implements AutoCloseable {
+  // The mock server logs every request at INFO; a person reading the sandbox wants the story.
+  // Held strongly: java.util.logging forgets a level set on a logger that was garbage-collected.
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
   private final KubernetesMockServer server;
   private final SandboxDispatcher dispatcher;
   private final KubernetesClient client;
   private final List<String> refusals = new CopyOnWriteArrayList<>();
 
   private SandboxServer(EngineRegistry engines, int port) {
-    // The mock server logs every request at INFO; a person reading the sandbox wants the story.
-    java.util.logging.Logger.getLogger("io.fabric8.mockwebserver")
-        .setLevel(java.util.logging.Level.WARNING);
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     ResourceCatalog catalog = new ResourceCatalog();
     dispatcher =
         new SandboxDispatcher(new KubernetesCrudDispatcher(), catalog, engines, refusals::add);
