@@ -15,17 +15,33 @@ import java.nio.file.Path;
 final class Clients {
   private Clients() {}
 
+  /**
+   * A client for a command that reads once and reports: a cluster that does not answer is said so
+   * within seconds, not after the long retry a controller wants.
+   */
+  static KubernetesClient oneShot(Path kubeconfig) {
+    Config config = config(kubeconfig);
+    config.setRequestRetryBackoffLimit(1);
+    config.setConnectionTimeout(5_000);
+    return build(config);
+  }
+
   static KubernetesClient create(Path kubeconfig) {
-    Config config;
-    if (kubeconfig != null) {
-      try {
-        config = Config.fromKubeconfig(Files.readString(kubeconfig));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read the kubeconfig " + kubeconfig, e);
-      }
-    } else {
-      config = Config.autoConfigure(null);
+    return build(config(kubeconfig));
+  }
+
+  private static Config config(Path kubeconfig) {
+    if (kubeconfig == null) {
+      return Config.autoConfigure(null);
     }
+    try {
+      return Config.fromKubeconfig(Files.readString(kubeconfig));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the kubeconfig " + kubeconfig, e);
+    }
+  }
+
+  private static KubernetesClient build(Config config) {
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withKubernetesSerialization(KvCacheSerialization.create())

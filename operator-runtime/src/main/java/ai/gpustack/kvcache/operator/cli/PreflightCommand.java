@@ -110,7 +110,7 @@ final class PreflightCommand implements Callable<Integer> {
   }
 
   private Inventory cluster() {
-    try (KubernetesClient client = Clients.create(kubeconfig)) {
+    try (KubernetesClient client = Clients.oneShot(kubeconfig)) {
       return Inventory.fromCluster(client);
     }
   }

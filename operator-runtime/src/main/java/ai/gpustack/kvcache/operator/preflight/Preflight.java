@@ -300,10 +300,13 @@ public final class Preflight {
                       + i
                       + "].extraArgs["
                       + occurrence.index()
-                      + "]: it keeps its own value"
-                      + occurrence.value().map(v -> " " + quote(v)).orElse("")
-                      + ", which comes later on the command line than the Binding's, and its"
-                      + " next update is refused until the flag is removed",
+                      + "]: "
+                      + (occurrence.ambiguous()
+                          ? "its replicas cannot start as written"
+                          : "it keeps its own value"
+                              + occurrence.value().map(v -> " " + quote(v)).orElse("")
+                              + ", which comes later on the command line than the Binding's")
+                      + ", and its next update is refused until the entry is removed",
                   verdict));
           reported = true;
         }

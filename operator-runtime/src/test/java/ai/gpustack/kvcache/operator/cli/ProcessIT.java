@@ -66,6 +66,59 @@ class ProcessIT {
     throw new AssertionError("timed out waiting for " + what);
   }
 
+  /**
+   * The README's path: the sandbox served, then preflight against its kubeconfig, both as a
+   * newcomer runs them.
+   */
+  @Test
+  void preflight_reads_the_served_sandbox_and_reports_what_would_break() throws Exception {
+    Path kubeconfig = dir.resolve("sandbox.kubeconfig");
+    Process sandbox = start("sandbox", "--serve", "--kubeconfig-out", kubeconfig.toString());
+    try {
+      await(
+          "the sandbox to be ready",
+          () -> {
+            try {
+              return Files.readString(dir.resolve("process.log")).contains("ready: ");
+            } catch (IOException e) {
+              return false;
+            }
+          });
+      List<String> command =
+          List.of(
+              ProcessHandle.current().info().command().orElse("java"),
+              "-jar",
+              Path.of("target", "kvcache.jar").toString(),
+              "preflight",
+              "--kubeconfig",
+              kubeconfig.toString(),
+              "-o",
+              "json");
+      Process preflight =
+          new ProcessBuilder(command)
+              .redirectOutput(dir.resolve("preflight.json").toFile())
+              .redirectError(dir.resolve("preflight.err").toFile())
+              .start();
+      assertThat(preflight.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      String report = Files.readString(dir.resolve("preflight.json"));
+      assertThat(preflight.exitValue())
+          .as(report + Files.readString(dir.resolve("preflight.err")))
+          .isEqualTo(1);
+      assertThat(report)
+          .contains("\"source\" : \"cluster (context kvcache-sandbox)\"")
+          .contains("\"check\" : \"template-passes-flag\"", "Deployment team-a/injected-own-flag")
+          .contains(
+              "\"name\" : \"chat-vllm\",\n"
+                  + "    \"replicas\" : 2,\n"
+                  + "    \"running\" : 2,\n"
+                  + "    \"rollOnUpgrade\" : 0,\n"
+                  + "    \"rollOnSettingFlip\" : 2");
+    } finally {
+      sandbox.destroy();
+      sandbox.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   @SuppressWarnings("try") // the kubelet only has to run while the operator does
   void kvcache_run_reconciles_and_serves_health_and_the_webhook() throws Exception {
