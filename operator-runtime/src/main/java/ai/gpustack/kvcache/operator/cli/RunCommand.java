@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
+import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -52,6 +54,15 @@ final class RunCommand implements Callable<Integer> {
   Path key;
 
   @Option(
+      names = "--self-signed-webhook-cert",
+      description =
+          "Serve the webhook with a certificate from a CA the operator keeps in Secret"
+              + " gpustack-system/kvcache-webhook-tls, and keep both webhook configurations'"
+              + " caBundle equal to it (instead of --tls-cert and --tls-key, e.g. from"
+              + " cert-manager).")
+  boolean selfSigned;
+
+  @Option(
       names = "--webhook-listen",
       defaultValue = "0.0.0.0:9443",
       description = "Webhook host:port (default ${DEFAULT-VALUE}).")
@@ -72,14 +83,24 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!noWebhook && (cert == null || key == null)) {
+    boolean files = cert != null || key != null;
+    if (!noWebhook && selfSigned == files) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "the webhook needs --tls-cert and --tls-key (or pass --no-webhook)");
+          spec.commandLine(),
+          files
+              ? "--self-signed-webhook-cert issues the certificate that --tls-cert and --tls-key"
+                  + " name: pass one or the other"
+              : "the webhook needs --tls-cert and --tls-key, or --self-signed-webhook-cert (or"
+                  + " pass --no-webhook)");
     }
-    ReloadingKeyManager keys = null;
-    if (!noWebhook) {
+    if (!noWebhook && files && (cert == null || key == null)) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--tls-cert and --tls-key go together");
+    }
+    ReloadingKeyManager fileKeys = null;
+    if (!noWebhook && files) {
       try {
-        keys = new ReloadingKeyManager(cert, key);
+        fileKeys = new ReloadingKeyManager(cert, key);
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
         return 2;
@@ -94,6 +115,11 @@ final class RunCommand implements Callable<Integer> {
     EngineRegistry engines = EngineRegistry.load();
     CountDownLatch stop = new CountDownLatch(1);
     try (KubernetesClient client = Clients.create(kubeconfig);
+        CertificateKeeper keeper =
+            noWebhook || !selfSigned
+                ? null
+                : CertificateKeeper.start(
+                    client, Files.createTempDirectory("kvcache-webhook-"), Clock.systemUTC());
         KvCacheOperator operator =
             KvCacheOperator.start(
                 client,
@@ -107,7 +133,11 @@ final class RunCommand implements Callable<Integer> {
                     Clock.systemUTC()))) {
       InformerClusterView view = null;
       WebhookServer webhook = null;
-      if (keys != null) {
+      if (!noWebhook) {
+        ReloadingKeyManager keys =
+            keeper != null
+                ? new ReloadingKeyManager(keeper.certFile(), keeper.keyFile())
+                : fileKeys;
         view = InformerClusterView.start(client);
         webhook =
             WebhookServer.start(
