@@ -38,8 +38,7 @@ public final class KvCacheCommand implements Runnable {
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String version = KvCacheCommand.class.getPackage().getImplementationVersion();
-      return new String[] {"kvcache " + (version == null ? "(development build)" : version)};
+      return new String[] {"kvcache " + ai.gpustack.kvcache.operator.Release.VERSION};
     }
   }
 }

@@ -34,6 +34,7 @@ final class SandboxDispatcher extends Dispatcher {
   private volatile String serverAddress = "127.0.0.1";
   private volatile boolean admission = true;
   private final Object writes = new Object();
+  private volatile Consumer<RecordedRequest> recorder = r -> {};
 
   SandboxDispatcher(
       KubernetesCrudDispatcher crud,
@@ -55,8 +56,14 @@ final class SandboxDispatcher extends Dispatcher {
     this.admission = on;
   }
 
+  /** Hands every request to {@code recorder} first (an audit log, for tests of permissions). */
+  void record(Consumer<RecordedRequest> recorder) {
+    this.recorder = recorder;
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    recorder.accept(request);
     if (request.method() == HttpMethod.GET) {
       return serve(request);
     }

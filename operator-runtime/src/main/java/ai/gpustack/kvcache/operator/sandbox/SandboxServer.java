@@ -82,6 +82,27 @@ public final class SandboxServer implements AutoCloseable {
     dispatcher.admission(on);
   }
 
+  /**
+   * From now on, the method, path and user agent of every request, as the API server's audit log
+   * would have them: {@code "GET /api/v1/pods?watch=true kvcache-operator"}.
+   */
+  public List<String> audit() {
+    List<String> log = new CopyOnWriteArrayList<>();
+    dispatcher.record(
+        r ->
+            log.add(
+                r.method()
+                    + " "
+                    + r.getPath()
+                    + " "
+                    + r.getHeaders().toMultimap().entrySet().stream()
+                        .filter(e -> e.getKey().equalsIgnoreCase("User-Agent"))
+                        .flatMap(e -> e.getValue().stream())
+                        .findFirst()
+                        .orElse("")));
+    return log;
+  }
+
   /** A client with the project's serialization. */
   public KubernetesClient client() {
     return client;

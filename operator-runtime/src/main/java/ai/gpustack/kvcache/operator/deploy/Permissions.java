@@ -1,0 +1,73 @@
+package ai.gpustack.kvcache.operator.deploy;
+
+import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
+import ai.gpustack.kvcache.webhook.WebhookConfigurations;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import java.util.List;
+
+/**
+ * Every permission {@code kvcache run} uses, and no other: RbacIT runs the operator, the webhook's
+ * informers and the certificate keeper through a deployment's life and checks that each verb here
+ * was asked for and nothing else was. Discovery and SelfSubjectRulesReview need nothing: every
+ * authenticated user may use them.
+ */
+public final class Permissions {
+  private static final String WORKER = "worker.gpustack.ai";
+  private static final String SETTINGS = "gpustack.ai";
+
+  private Permissions() {}
+
+  /** Cluster-wide: the resources the operator reconciles and the Pods it runs. */
+  public static List<PolicyRule> cluster() {
+    return List.of(
+        rule(WORKER, List.of("modeldeployments"), "list", "watch", "patch"),
+        rule(WORKER, List.of("modeldeployments/status"), "patch"),
+        rule(WORKER, List.of("kvcachepoolbindings"), "get", "list", "watch", "patch"),
+        rule(WORKER, List.of("kvcachepoolbindings/status"), "patch", "update"),
+        rule(WORKER, List.of("kvcachepools", "kvcachebackends"), "list", "watch"),
+        rule(WORKER, List.of("kvcachepools/status", "kvcachebackends/status"), "patch"),
+        rule("", List.of("pods"), "list", "watch", "create", "delete"),
+        rule("events.k8s.io", List.of("events"), "get", "create"));
+  }
+
+  /** In the system namespace only: the Settings, and the leader-election Lease. */
+  public static List<PolicyRule> system() {
+    return List.of(
+        rule(SETTINGS, List.of("settings"), "get", "list", "watch", "create"),
+        rule(SETTINGS, List.of("settings/status"), "patch"),
+        rule("coordination.k8s.io", List.of("leases"), "get", "create", "patch"));
+  }
+
+  /** Cluster-wide, with {@code --self-signed-webhook-cert}: the two webhook configurations. */
+  public static List<PolicyRule> selfSignedCluster() {
+    return List.of(
+        new PolicyRuleBuilder()
+            .withApiGroups("admissionregistration.k8s.io")
+            .withResources("mutatingwebhookconfigurations", "validatingwebhookconfigurations")
+            .withResourceNames(WebhookConfigurations.NAME)
+            .withVerbs("get", "patch")
+            .build());
+  }
+
+  /** In the system namespace, with {@code --self-signed-webhook-cert}: the certificate Secret. */
+  public static List<PolicyRule> selfSignedSystem() {
+    return List.of(
+        // create cannot be limited by name: the name is not known until the object exists
+        rule("", List.of("secrets"), "create"),
+        new PolicyRuleBuilder()
+            .withApiGroups("")
+            .withResources("secrets")
+            .withResourceNames(CertificateKeeper.SECRET)
+            .withVerbs("get", "update")
+            .build());
+  }
+
+  private static PolicyRule rule(String group, List<String> resources, String... verbs) {
+    return new PolicyRuleBuilder()
+        .withApiGroups(group)
+        .withResources(resources)
+        .withVerbs(verbs)
+        .build();
+  }
+}
