@@ -2,13 +2,13 @@ package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
+import ai.gpustack.kvcache.operator.Metrics;
 import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -111,7 +111,7 @@ final class RunCommand implements Callable<Integer> {
             ? identity
             : Optional.ofNullable(System.getenv("POD_NAME"))
                 .orElse(InetAddress.getLocalHost().getHostName());
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    PrometheusMeterRegistry registry = Metrics.registry();
     EngineRegistry engines = EngineRegistry.load();
     CountDownLatch stop = new CountDownLatch(1);
     try (KubernetesClient client = Clients.create(kubeconfig);

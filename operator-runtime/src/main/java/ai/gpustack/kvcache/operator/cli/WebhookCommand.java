@@ -1,13 +1,12 @@
 package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.admission.Admission;
+import ai.gpustack.kvcache.operator.Metrics;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -62,7 +61,7 @@ final class WebhookCommand implements Callable<Integer> {
                 keys,
                 new Admission(EngineRegistry.load(), view),
                 view::synced,
-                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+                Metrics.registry())) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
       spec.commandLine()
           .getErr()
