@@ -57,6 +57,11 @@ final class ResourceCatalog {
     builtin(
         "apps", "v1", "deployments", "Deployment", true, List.of("deploy"), List.of("all"), true);
     builtin("apps", "v1", "replicasets", "ReplicaSet", true, List.of("rs"), List.of("all"), true);
+    builtin(
+        "apps", "v1", "statefulsets", "StatefulSet", true, List.of("sts"), List.of("all"), true);
+    builtin("apps", "v1", "daemonsets", "DaemonSet", true, List.of("ds"), List.of("all"), true);
+    builtin("batch", "v1", "jobs", "Job", true, List.of(), List.of("all"), true);
+    builtin("batch", "v1", "cronjobs", "CronJob", true, List.of("cj"), List.of("all"), true);
     builtin("events.k8s.io", "v1", "events", "Event", true, List.of("ev"), List.of(), false);
     builtin("coordination.k8s.io", "v1", "leases", "Lease", true, List.of(), List.of(), false);
     builtin(

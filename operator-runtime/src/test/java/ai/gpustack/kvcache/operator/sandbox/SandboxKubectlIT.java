@@ -183,6 +183,46 @@ class SandboxKubectlIT {
   }
 
   @Test
+  @Order(8)
+  void the_conditions_say_the_dtype_was_accepted() throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    Run r;
+    do {
+      r =
+          sh(
+              """
+          kubectl -n team-a get modeldeployment chat-vllm \
+            -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}{"\\n"}{end}'
+          """);
+      Thread.sleep(200);
+    } while (!r.out().contains("DtypeAccepted=True") && System.nanoTime() < deadline);
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out().lines().map(l -> l.split(" ")[0]).toList())
+        .contains("DomainRegistered=True", "CacheAttached=True", "DtypeAccepted=True");
+  }
+
+  @Test
+  @Order(9)
+  void a_dump_of_the_cluster_is_what_preflight_reads() throws Exception {
+    Run dump =
+        sh(
+            "kubectl get kvcachepoolbindings,kvcachepools,kvcachebackends,modeldeployments,deployments,statefulsets,jobs,cronjobs,pods -A -o yaml > "
+                + dir.resolve("cluster.yaml"));
+    assertThat(dump.exit()).as(dump.err()).isZero();
+    Run preflight =
+        sh(
+            "java -jar "
+                + Path.of("target", "kvcache.jar").toAbsolutePath()
+                + " preflight -f "
+                + dir.resolve("cluster.yaml")
+                + " -o json");
+    assertThat(preflight.exit()).as(preflight.out() + preflight.err()).isEqualTo(1);
+    assertThat(preflight.out())
+        .contains("\"check\" : \"role-passes-flag\"", "ModelDeployment team-a/stored-own-flag")
+        .contains("\"check\" : \"template-passes-flag\"", "Deployment team-a/injected-own-flag");
+  }
+
+  @Test
   @Order(7)
   void a_setting_value_that_is_not_a_boolean_is_refused() throws Exception {
     Run r =
