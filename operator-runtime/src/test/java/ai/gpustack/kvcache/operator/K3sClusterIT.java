@@ -48,7 +48,10 @@ class K3sClusterIT {
             .withConfig(config)
             .withKubernetesSerialization(KvCacheSerialization.create())
             .build()) {
-      for (File crd : Path.of("..", "deploy", "crds").toFile().listFiles()) {
+      for (File crd :
+          Path.of("..", "deploy", "crds")
+              .toFile()
+              .listFiles((d, name) -> !name.equals("kustomization.yaml"))) {
         client
             .apiextensions()
             .v1()

@@ -8,12 +8,15 @@ import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -21,16 +24,22 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.lang.management.ManagementFactory;
-import java.time.Clock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -80,92 +89,182 @@ class OperatorBenchmark {
   }
 
   @Test
+  @SuppressWarnings("try") // the kubelet only has to run meanwhile
   void fleet() throws Exception {
     int pods = DEPLOYMENTS * REPLICAS;
     System.out.printf(
         "fleet: %d deployments x %d replicas = %d Pods%n", DEPLOYMENTS, REPLICAS, pods);
-
-    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0)) {
+    Path dir = Files.createTempDirectory("bench");
+    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
+        Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
       KubernetesClient client = server.client();
-      Kubelet kubelet = new Kubelet(client, Duration.ofMillis(20));
       seed(client);
       SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
+      Path kubeconfig = dir.resolve("kubeconfig");
+      Files.writeString(kubeconfig, server.kubeconfig());
 
-      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      // The operator runs as it ships, in a JVM of its own, so its heap is its own.
+      int port = freePort();
       long started = System.nanoTime();
-      KvCacheOperator operator =
-          KvCacheOperator.start(
-              client,
-              EngineRegistry.load(),
-              registry,
-              new KvCacheOperator.Options(
-                  Optional.empty(),
-                  Duration.ofSeconds(15),
-                  Optional.empty(),
-                  Map.of(),
-                  Clock.systemUTC()));
-      Duration render = until(watched, all(pods, p -> flag(p) && ready(p)));
-      assertThat(operator.ready()).as("operator healthy after the initial render").isTrue();
-      double reconciles = reconciles(registry);
-      report("start -> all Pods rendered and Ready", render, reconciles);
+      Process operator =
+          java(
+              dir.resolve("operator.log"),
+              "-jar",
+              Path.of("target", "kvcache.jar").toString(),
+              "run",
+              "--no-webhook",
+              "--kubeconfig",
+              kubeconfig.toString(),
+              "--health-listen",
+              "127.0.0.1:" + port,
+              "--identity",
+              "bench");
+      try {
+        Duration render = until(watched, all(pods, p -> flag(p) && ready(p)));
+        double reconciles = reconciles(port);
+        report("start -> all Pods rendered and Ready", render, reconciles);
 
-      setting(client, "false");
-      Duration off = until(watched, all(pods, p -> !flag(p) && ready(p)));
-      report("Setting off -> fleet rolled", off, reconciles(registry) - reconciles);
-      reconciles = reconciles(registry);
+        setting(client, "false");
+        Duration off = until(watched, all(pods, p -> !flag(p) && ready(p)));
+        report("Setting off -> fleet rolled", off, reconciles(port) - reconciles);
+        reconciles = reconciles(port);
 
-      setting(client, "true");
-      Duration on = until(watched, all(pods, p -> flag(p) && ready(p)));
-      report("Setting on -> fleet rolled", on, reconciles(registry) - reconciles);
-      long running = heapAfterGc();
-      operator.close();
-      System.out.printf(
-          "operator retained heap after full GC: %.1f MiB (heap with it running minus after it"
-              + " stopped; the API server's store and the benchmark's informer stay)%n",
-          (running - heapAfterGc()) / 1048576.0);
-      System.out.printf(
-          "total %.1f s for %d Pods%n",
-          (System.nanoTime() - started) / 1e9, watched.getStore().list().size());
+        setting(client, "true");
+        Duration on = until(watched, all(pods, p -> flag(p) && ready(p)));
+        report("Setting on -> fleet rolled", on, reconciles(port) - reconciles);
+        System.out.printf(
+            "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n",
+            heapAfterGc(operator, port) / 1048576.0);
+        System.out.printf("total %.1f s%n", (System.nanoTime() - started) / 1e9);
+      } finally {
+        operator.destroy();
+        operator.waitFor(30, TimeUnit.SECONDS);
+      }
+
+      // The floor on the same cluster state, also in a JVM of its own.
+      int floorPort = freePort();
+      long floorStart = System.nanoTime();
+      Process floor =
+          java(
+              dir.resolve("floor.log"),
+              "-cp",
+              System.getProperty("java.class.path"),
+              FloorMain.class.getName(),
+              kubeconfig.toString(),
+              String.valueOf(floorPort));
+      try {
+        SharedIndexInformer<ModelDeployment> deployments =
+            client.resources(ModelDeployment.class).inNamespace("bench").inform();
+        await(
+            () ->
+                deployments.getStore().list().stream()
+                        .filter(md -> md.getStatus() != null)
+                        .filter(
+                            md -> md.getStatus().phase().equals(Optional.of(FloorReconciler.PHASE)))
+                        .count()
+                    == DEPLOYMENTS);
+        report(
+            "floor: start -> every status patched",
+            Duration.ofNanos(System.nanoTime() - floorStart),
+            reconciles(floorPort));
+        System.out.printf(
+            "floor heap after a full GC: %.1f MiB%n", heapAfterGc(floor, floorPort) / 1048576.0);
+        deployments.close();
+      } finally {
+        floor.destroy();
+        floor.waitFor(30, TimeUnit.SECONDS);
+      }
       watched.close();
-      kubelet.close();
-      floor(client);
     }
   }
 
-  /** The floor on the same cluster state: every deployment, every replica, one status patch. */
-  static void floor(KubernetesClient client) {
-    SharedIndexInformer<ModelDeployment> watched =
-        client.resources(ModelDeployment.class).inNamespace("bench").inform();
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Operator floor =
-        new Operator(
-            o ->
-                o.withKubernetesClient(client)
-                    .withUseSSAToPatchPrimaryResource(false)
-                    .withCloseClientOnStop(false)
-                    .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry)));
-    floor.register(new FloorReconciler());
-    long start = System.nanoTime();
-    floor.start();
-    try {
-      await(
-          () ->
-              watched.getStore().list().stream()
-                      .filter(md -> md.getStatus() != null)
-                      .filter(
-                          md -> md.getStatus().phase().equals(Optional.of(FloorReconciler.PHASE)))
-                      .count()
-                  == DEPLOYMENTS);
-      Duration took = Duration.ofNanos(System.nanoTime() - start);
-      report("floor: start -> every status patched", took, reconciles(registry));
-      long running = heapAfterGc();
-      floor.stop();
-      System.out.printf(
-          "floor retained heap after full GC: %.1f MiB%n", (running - heapAfterGc()) / 1048576.0);
-    } finally {
-      floor.stop();
-      watched.close();
+  /**
+   * The floor controller as a process: {@code FloorMain KUBECONFIG PORT} reconciles every
+   * ModelDeployment with {@link FloorReconciler} and serves {@code /metrics} on {@code PORT}.
+   */
+  public static final class FloorMain {
+    private FloorMain() {}
+
+    public static void main(String[] args) throws Exception {
+      KubernetesClient client =
+          new KubernetesClientBuilder()
+              .withConfig(Config.fromKubeconfig(Files.readString(Path.of(args[0]))))
+              .withKubernetesSerialization(KvCacheSerialization.create())
+              .build();
+      PrometheusMeterRegistry registry = Metrics.registry();
+      Operator floor =
+          new Operator(
+              o ->
+                  o.withKubernetesClient(client)
+                      .withUseSSAToPatchPrimaryResource(false)
+                      .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry)));
+      floor.register(new FloorReconciler());
+      floor.start();
+      HealthServer.start(
+          new InetSocketAddress("127.0.0.1", Integer.parseInt(args[1])),
+          () -> true,
+          () -> true,
+          registry);
+      Thread.currentThread().join();
     }
+  }
+
+  static Process java(Path log, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.add("-Xmx2g");
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  static String scrape(int port) {
+    try {
+      return HttpClient.newHttpClient()
+          .send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Sums the samples of every series whose line starts with {@code prefix}. */
+  static double sum(String scrape, String prefix) {
+    return scrape
+        .lines()
+        .filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
+  /** Reconciliations JOSDK started in the process serving {@code port}, over every controller. */
+  static double reconciles(int port) {
+    return sum(scrape(port), "operator_sdk_reconciliations_started_total");
+  }
+
+  /** The process's used heap right after a full collection it was told to run. */
+  static double heapAfterGc(Process process, int port) throws Exception {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process gc =
+        new ProcessBuilder(jcmd.toString(), String.valueOf(process.pid()), "GC.run")
+            .redirectErrorStream(true)
+            .start();
+    gc.getInputStream().readAllBytes();
+    assertThat(gc.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return sum(scrape(port), "jvm_memory_used_bytes{area=\"heap\"");
   }
 
   /** Lists the deployment's Pods and patches its status: what every controller pays at least. */
@@ -257,27 +356,10 @@ class OperatorBenchmark {
     }
   }
 
-  /** Reconciliations JOSDK started so far, over every controller. */
-  static double reconciles(PrometheusMeterRegistry registry) {
-    AtomicLong total = new AtomicLong();
-    registry.getMeters().stream()
-        .filter(m -> m instanceof Counter)
-        .filter(m -> m.getId().getName().endsWith("reconciliations.started"))
-        .forEach(m -> total.addAndGet((long) ((Counter) m).count()));
-    return total.get();
-  }
-
   static void report(String phase, Duration took, double reconciles) {
     double seconds = took.toNanos() / 1e9;
     System.out.printf(
         "%s: %.1f s, %.0f reconciles, %.0f reconciles/s%n",
         phase, seconds, reconciles, reconciles / seconds);
-  }
-
-  static long heapAfterGc() {
-    for (int i = 0; i < 3; i++) {
-      ManagementFactory.getMemoryMXBean().gc();
-    }
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 }
