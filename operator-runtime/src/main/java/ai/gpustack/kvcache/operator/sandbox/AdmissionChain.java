@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.RuleWithOperations;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfig;
 import io.fabric8.zjsonpatch.JsonPatch;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,14 +29,52 @@ import java.util.UUID;
  */
 final class AdmissionChain {
   private final EngineRegistry engines;
-  private final List<MutatingWebhook> mutating;
-  private final List<ValidatingWebhook> validating;
+  private final List<Hook> hooks = new ArrayList<>();
+
+  /** One webhook of either configuration: what selects a write for it, and its handler. */
+  private record Hook(
+      String name,
+      List<RuleWithOperations> rules,
+      LabelSelector objects,
+      LabelSelector namespaces,
+      Handler handler) {
+    Hook(
+        String name,
+        List<RuleWithOperations> rules,
+        LabelSelector objects,
+        LabelSelector namespaces,
+        WebhookClientConfig client) {
+      this(
+          name,
+          rules,
+          objects,
+          namespaces,
+          Handler.forPath(client.getService().getPath()).orElseThrow());
+    }
+  }
 
   AdmissionChain(EngineRegistry engines) {
     this.engines = engines;
     WebhookConfigurations.Target target = WebhookConfigurations.Target.service(null);
-    this.mutating = WebhookConfigurations.mutating(target, Map.of()).getWebhooks();
-    this.validating = WebhookConfigurations.validating(target, Map.of()).getWebhooks();
+    // Mutating webhooks first, then validating ones, as the API server calls them.
+    for (MutatingWebhook w : WebhookConfigurations.mutating(target, Map.of()).getWebhooks()) {
+      hooks.add(
+          new Hook(
+              w.getName(),
+              w.getRules(),
+              w.getObjectSelector(),
+              w.getNamespaceSelector(),
+              w.getClientConfig()));
+    }
+    for (ValidatingWebhook w : WebhookConfigurations.validating(target, Map.of()).getWebhooks()) {
+      hooks.add(
+          new Hook(
+              w.getName(),
+              w.getRules(),
+              w.getObjectSelector(),
+              w.getNamespaceSelector(),
+              w.getClientConfig()));
+    }
   }
 
   /** The chain's answer to one write. */
@@ -55,78 +94,30 @@ final class AdmissionChain {
         path.name().orElse(object == null ? "" : object.path("metadata").path("name").asText(""));
     List<String> warnings = new ArrayList<>();
     JsonNode current = object;
-    for (MutatingWebhook w : mutating) {
-      if (matches(
-          w.getRules(),
-          w.getObjectSelector(),
-          w.getNamespaceSelector(),
-          operation,
-          path,
-          namespace,
-          current,
-          oldObject)) {
-        Decision d =
-            decide(
-                admission,
-                w.getClientConfig().getService().getPath(),
-                kind,
-                operation,
-                namespace,
-                name,
-                current,
-                oldObject);
-        if (!d.allowed()) {
-          return new Outcome(false, current, List.of(), d.code(), denied(w.getName(), d.message()));
-        }
-        warnings.addAll(d.warnings());
-        if (d.patch().isPresent()) {
-          current = JsonPatch.apply(d.patch().get(), current);
-        }
+    for (Hook hook : hooks) {
+      if (!matches(hook, operation, path, namespace, current, oldObject)) {
+        continue;
       }
-    }
-    for (ValidatingWebhook w : validating) {
-      if (matches(
-          w.getRules(),
-          w.getObjectSelector(),
-          w.getNamespaceSelector(),
-          operation,
-          path,
-          namespace,
-          current,
-          oldObject)) {
-        Decision d =
-            decide(
-                admission,
-                w.getClientConfig().getService().getPath(),
-                kind,
-                operation,
-                namespace,
-                name,
-                current,
-                oldObject);
-        if (!d.allowed()) {
-          return new Outcome(false, current, List.of(), d.code(), denied(w.getName(), d.message()));
-        }
-        warnings.addAll(d.warnings());
+      Decision d =
+          admission.decide(
+              hook.handler(),
+              new Request(
+                  UUID.randomUUID().toString(),
+                  kind,
+                  operation,
+                  namespace,
+                  name,
+                  current,
+                  oldObject));
+      if (!d.allowed()) {
+        return new Outcome(false, current, List.of(), d.code(), denied(hook.name(), d.message()));
+      }
+      warnings.addAll(d.warnings());
+      if (d.patch().isPresent()) {
+        current = JsonPatch.apply(d.patch().get(), current);
       }
     }
     return new Outcome(true, current, warnings, 200, "");
-  }
-
-  private static Decision decide(
-      Admission admission,
-      String handlerPath,
-      String kind,
-      String operation,
-      String namespace,
-      String name,
-      JsonNode object,
-      JsonNode oldObject) {
-    Handler handler = Handler.forPath(handlerPath).orElseThrow();
-    return admission.decide(
-        handler,
-        new Request(
-            UUID.randomUUID().toString(), kind, operation, namespace, name, object, oldObject));
   }
 
   private static String denied(String webhook, String message) {
@@ -134,16 +125,14 @@ final class AdmissionChain {
   }
 
   private static boolean matches(
-      List<RuleWithOperations> rules,
-      LabelSelector objects,
-      LabelSelector namespaces,
+      Hook hook,
       String operation,
       ApiPath path,
       String namespace,
       JsonNode object,
       JsonNode oldObject) {
     boolean rule =
-        rules.stream()
+        hook.rules().stream()
             .anyMatch(
                 r ->
                     r.getOperations().contains(operation)
@@ -152,14 +141,14 @@ final class AdmissionChain {
     if (!rule) {
       return false;
     }
-    if (namespaces != null
-        && !selects(namespaces, Map.of("kubernetes.io/metadata.name", namespace))) {
+    if (hook.namespaces() != null
+        && !selects(hook.namespaces(), Map.of("kubernetes.io/metadata.name", namespace))) {
       return false;
     }
     // As the API server does, an object selector matches if the new or the old object matches.
-    return objects == null
-        || selects(objects, labels(object))
-        || selects(objects, labels(oldObject));
+    return hook.objects() == null
+        || selects(hook.objects(), labels(object))
+        || selects(hook.objects(), labels(oldObject));
   }
 
   private static Map<String, String> labels(JsonNode object) {
