@@ -3,13 +3,13 @@ package ai.gpustack.kvcache.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -54,12 +54,7 @@ final class Cluster implements AutoCloseable {
 
   /** Creates every document of {@code yaml}; throws when admission refuses one. */
   void apply(String yaml) {
-    for (String doc : yaml.split("(?m)^---$")) {
-      if (!doc.isBlank()) {
-        HasMetadata o = client().getKubernetesSerialization().unmarshal(doc);
-        client().resource(o).create();
-      }
-    }
+    TestObjects.apply(client(), yaml);
   }
 
   void setting(String name, String value) {
@@ -114,10 +109,7 @@ final class Cluster implements AutoCloseable {
   }
 
   static boolean ready(Pod pod) {
-    return pod.getStatus() != null
-        && pod.getStatus().getConditions() != null
-        && pod.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    return Pods.ready(pod);
   }
 
   /** Waits until {@code value} holds (asserting it at the deadline). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
@@ -12,7 +13,6 @@ import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -120,17 +120,17 @@ class OperatorBenchmark {
               "--identity",
               "bench");
       try {
-        Duration render = until(watched, all(pods, p -> flag(p) && ready(p)));
+        Duration render = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
         double reconciles = reconciles(port);
         report("start -> all Pods rendered and Ready", render, reconciles);
 
         setting(client, "false");
-        Duration off = until(watched, all(pods, p -> !flag(p) && ready(p)));
+        Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
         report("Setting off -> fleet rolled", off, reconciles(port) - reconciles);
         reconciles = reconciles(port);
 
         setting(client, "true");
-        Duration on = until(watched, all(pods, p -> flag(p) && ready(p)));
+        Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
         report("Setting on -> fleet rolled", on, reconciles(port) - reconciles);
         System.out.printf(
             "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n",
@@ -294,18 +294,9 @@ class OperatorBenchmark {
   }
 
   static void seed(KubernetesClient client) {
-    apply(client, BASE);
+    TestObjects.apply(client, BASE);
     for (int i = 0; i < DEPLOYMENTS; i++) {
-      apply(client, deployment(i));
-    }
-  }
-
-  static void apply(KubernetesClient client, String yaml) {
-    for (String doc : yaml.split("(?m)^---$")) {
-      if (!doc.isBlank()) {
-        HasMetadata o = client.getKubernetesSerialization().unmarshal(doc);
-        client.resource(o).create();
-      }
+      TestObjects.apply(client, deployment(i));
     }
   }
 
@@ -327,14 +318,6 @@ class OperatorBenchmark {
 
   static boolean flag(Pod pod) {
     return pod.getSpec().getContainers().get(0).getCommand().contains("--kv-cache-dtype");
-  }
-
-  static boolean ready(Pod pod) {
-    return pod.getMetadata().getDeletionTimestamp() == null
-        && pod.getStatus() != null
-        && pod.getStatus().getConditions() != null
-        && pod.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   static Duration until(SharedIndexInformer<Pod> pods, Predicate<List<Pod>> done) {

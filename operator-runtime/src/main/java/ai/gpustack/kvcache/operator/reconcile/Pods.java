@@ -4,11 +4,12 @@ import ai.gpustack.kvcache.resources.Keys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Optional;
 
-/** What the operator reads off a replica. */
-final class Pods {
+/** What the operator reads off a replica; the sandbox's kubelet and preflight read the same. */
+public final class Pods {
   private Pods() {}
 
-  static boolean ready(Pod pod) {
+  /** Running, Ready and not being deleted: a replica that serves. */
+  public static boolean ready(Pod pod) {
     return pod.getMetadata().getDeletionTimestamp() == null
         && pod.getStatus() != null
         && pod.getStatus().getConditions() != null
@@ -16,12 +17,12 @@ final class Pods {
             .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
-  static Optional<String> hash(Pod pod) {
+  public static Optional<String> hash(Pod pod) {
     return Optional.ofNullable(pod.getMetadata().getAnnotations())
         .map(a -> a.get(Keys.POD_SPEC_HASH));
   }
 
-  static int ordinal(Pod pod) {
+  public static int ordinal(Pod pod) {
     try {
       return Integer.parseInt(pod.getMetadata().getLabels().getOrDefault(Keys.POD_ORDINAL, "-1"));
     } catch (NumberFormatException e) {
@@ -29,7 +30,7 @@ final class Pods {
     }
   }
 
-  static String role(Pod pod) {
+  public static String role(Pod pod) {
     return pod.getMetadata().getLabels().getOrDefault(Keys.COMPONENT, "");
   }
 }

@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.operator.sandbox;
 
+import ai.gpustack.kvcache.operator.reconcile.Pods;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -66,17 +67,10 @@ public final class Kubelet implements AutoCloseable {
   }
 
   private void schedule(Pod pod) {
-    if (paused || pod.getMetadata().getDeletionTimestamp() != null || ready(pod)) {
+    if (paused || pod.getMetadata().getDeletionTimestamp() != null || Pods.ready(pod)) {
       return;
     }
     scheduler.schedule(() -> start(pod), startup.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static boolean ready(Pod pod) {
-    return pod.getStatus() != null
-        && pod.getStatus().getConditions() != null
-        && pod.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private void start(Pod pod) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
+import ai.gpustack.kvcache.operator.TestObjects;
 import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
+import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
@@ -16,7 +18,6 @@ import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.WebhookConfigurations;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.Config;
@@ -43,22 +44,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RbacIT {
   static final String AGENT = "kvcache-operator-under-audit";
+
+  /** The shared store, and a deployment of two replicas attached through it. */
   static final String BASE =
-      """
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCacheBackend
-      metadata: {name: mooncake}
-      spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePool
-      metadata: {name: shared}
-      spec: {backends: [mooncake], quota: {total: 4Ti}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePoolBinding
-      metadata: {name: chat, namespace: ns}
-      spec: {poolRef: {name: shared}, domain: {name: chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
+      TestObjects.STORE
+          + """
       ---
       apiVersion: worker.gpustack.ai/v1
       kind: ModelDeployment
@@ -191,10 +181,7 @@ class RbacIT {
                     Clock.systemUTC()));
         try {
           await("the lease", operator::ready);
-          for (String doc : BASE.split("(?m)^---$")) {
-            HasMetadata o = test.getKubernetesSerialization().unmarshal(doc);
-            test.resource(o).create();
-          }
+          TestObjects.apply(test, BASE);
           await("two ready replicas", () -> readyReplicas(test) == 2);
           server.admission(false);
           test.resource(test.getKubernetesSerialization().unmarshal(MISSED, Pod.class)).create();
@@ -286,7 +273,7 @@ class RbacIT {
   static int readyReplicas(KubernetesClient c) {
     return (int)
         c.pods().inNamespace("ns").withLabel(Keys.INSTANCE, "md").list().getItems().stream()
-            .filter(RbacIT::ready)
+            .filter(Pods::ready)
             .count();
   }
 
@@ -294,14 +281,6 @@ class RbacIT {
     return c.pods().inNamespace("ns").withLabel(Keys.INSTANCE, "md").list().getItems().stream()
         .allMatch(
             p -> p.getSpec().getContainers().get(0).getCommand().contains("--kv-cache-dtype"));
-  }
-
-  static boolean ready(Pod p) {
-    return p.getMetadata().getDeletionTimestamp() == null
-        && p.getStatus() != null
-        && p.getStatus().getConditions() != null
-        && p.getStatus().getConditions().stream()
-            .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
   }
 
   static void edit(
