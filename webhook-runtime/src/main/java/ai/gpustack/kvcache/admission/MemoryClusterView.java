@@ -24,30 +24,53 @@ public final class MemoryClusterView implements ClusterView {
   private final List<KVCachePool> pools;
   private final List<KVCacheBackend> backends;
   private final List<ModelDeployment> deployments;
+  private final Map<String, String> rawSettings;
   private final EffectiveSettings settings;
 
-  private MemoryClusterView(Collection<? extends HasMetadata> objects) {
-    this.bindings = only(objects, KVCachePoolBinding.class);
-    this.pools = only(objects, KVCachePool.class);
-    this.backends = only(objects, KVCacheBackend.class);
-    this.deployments = only(objects, ModelDeployment.class);
+  private MemoryClusterView(
+      List<KVCachePoolBinding> bindings,
+      List<KVCachePool> pools,
+      List<KVCacheBackend> backends,
+      List<ModelDeployment> deployments,
+      Map<String, String> rawSettings) {
+    this.bindings = bindings;
+    this.pools = pools;
+    this.backends = backends;
+    this.deployments = deployments;
+    this.rawSettings = Map.copyOf(rawSettings);
+    this.settings = Settings.effective(rawSettings);
+  }
+
+  private static MemoryClusterView view(Collection<? extends HasMetadata> objects) {
     Map<String, String> raw = new HashMap<>();
     for (Setting s : only(objects, Setting.class)) {
       if (s.getSpec() != null) {
         s.getSpec().value().ifPresent(v -> raw.put(s.getMetadata().getName(), v));
       }
     }
-    this.settings = Settings.effective(raw);
+    return new MemoryClusterView(
+        only(objects, KVCachePoolBinding.class),
+        only(objects, KVCachePool.class),
+        only(objects, KVCacheBackend.class),
+        only(objects, ModelDeployment.class),
+        raw);
+  }
+
+  /** The same objects, with Setting {@code name} reading {@code value}, as if it were stored. */
+  public MemoryClusterView withSetting(String name, String value) {
+    Map<String, String> raw = new HashMap<>(rawSettings);
+    raw.put(name, value);
+    return new MemoryClusterView(bindings, pools, backends, deployments, raw);
   }
 
   /** A view of {@code objects}. */
   public static MemoryClusterView of(Collection<? extends HasMetadata> objects) {
-    return new MemoryClusterView(objects);
+    return view(objects);
   }
 
   /** A view of {@code objects}. */
   public static MemoryClusterView of(HasMetadata... objects) {
-    return new MemoryClusterView(List.of(objects));
+    return view(List.of(objects));
   }
 
   private static <T> List<T> only(Collection<? extends HasMetadata> objects, Class<T> type) {

@@ -8,7 +8,6 @@ import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.Manifests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -57,7 +56,7 @@ final class RenderCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     List<HasMetadata> objects;
     try {
-      objects = new ArrayList<>(Manifests.objects(files));
+      objects = Manifests.objects(files);
     } catch (Manifests.UnreadableManifest e) {
       err.println("kvcache render: " + e.getMessage());
       return 2;
@@ -73,8 +72,6 @@ final class RenderCommand implements Callable<Integer> {
                     .collect(Collectors.joining(", ")));
         return 2;
       }
-      objects.removeIf(o -> o instanceof Setting && o.getMetadata().getName().equals(s.getKey()));
-      objects.add(setting(s.getKey(), s.getValue()));
     }
     List<ModelDeployment> deployments =
         objects.stream()
@@ -86,6 +83,9 @@ final class RenderCommand implements Callable<Integer> {
       return 2;
     }
     MemoryClusterView cluster = MemoryClusterView.of(objects);
+    for (Map.Entry<String, String> s : settings.entrySet()) {
+      cluster = cluster.withSetting(s.getKey(), s.getValue());
+    }
     PodRenderer renderer = new PodRenderer(EngineRegistry.load());
     KubernetesSerialization yaml = KvCacheSerialization.create();
     int code = 0;
@@ -122,13 +122,5 @@ final class RenderCommand implements Callable<Integer> {
     }
     out.flush();
     return code;
-  }
-
-  static Setting setting(String name, String value) {
-    Setting s = new Setting();
-    s.getMetadata().setName(name);
-    s.getMetadata().setNamespace(Settings.NAMESPACE);
-    s.setSpec(ai.gpustack.kvcache.api.SettingSpec.builder().value(value).build());
-    return s;
   }
 }

@@ -10,11 +10,11 @@ import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.KVCachePoolStatus;
 import ai.gpustack.kvcache.api.Role;
-import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.preflight.Report.BindingCheck;
 import ai.gpustack.kvcache.operator.preflight.Report.EngineUse;
 import ai.gpustack.kvcache.operator.preflight.Report.Rollout;
+import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
@@ -24,7 +24,6 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.DtypeVerdict;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
@@ -68,9 +67,12 @@ public final class Preflight {
   public Report run(Inventory inventory) {
     List<HasMetadata> objects = inventory.objects();
     publishEndpoints(inventory);
-    EffectiveSettings now = MemoryClusterView.of(objects).settings();
-    MemoryClusterView enforced =
-        MemoryClusterView.of(withSetting(objects, Settings.KV_CACHE_DTYPE_OWNED.name(), "true"));
+    MemoryClusterView current = MemoryClusterView.of(objects);
+    EffectiveSettings now = current.settings();
+    String owned = Settings.KV_CACHE_DTYPE_OWNED.name();
+    MemoryClusterView enforced = current.withSetting(owned, "true");
+    MemoryClusterView flipped =
+        current.withSetting(owned, String.valueOf(!now.kvCacheDtypeOwned()));
     Admission admission = new Admission(engines, enforced);
     List<Finding> findings = new ArrayList<>();
     if (!now.kvCacheDtypeOwned()) {
@@ -98,7 +100,7 @@ public final class Preflight {
     }
     List<Rollout> rollouts = new ArrayList<>();
     for (ModelDeployment md : deployments) {
-      rollouts.add(rollout(md, inventory, now, findings));
+      rollouts.add(rollout(md, inventory, current, flipped, findings));
     }
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put(Settings.KV_CACHE_DTYPE_OWNED.name(), String.valueOf(now.kvCacheDtypeOwned()));
@@ -388,24 +390,25 @@ public final class Preflight {
     return argv.stream().anyMatch(a -> ANY_SPELLING.matcher(a).find());
   }
 
+  /**
+   * How many of {@code md}'s running replicas roll when rendered against {@code current} (an
+   * upgrade) and against {@code flipped} (the ownership Setting turned over).
+   */
   private Rollout rollout(
-      ModelDeployment md, Inventory inventory, EffectiveSettings now, List<Finding> findings) {
+      ModelDeployment md,
+      Inventory inventory,
+      MemoryClusterView current,
+      MemoryClusterView flipped,
+      List<Finding> findings) {
     List<Pod> running = inventory.replicas(md);
     int replicas = md.getSpec().roles().stream().mapToInt(r -> r.replicas()).sum();
     String ns = Inventory.namespace(md);
     String name = md.getMetadata().getName();
     Rendering upgrade;
-    Rendering flipped;
+    Rendering afterFlip;
     try {
-      upgrade = renderer.render(md, MemoryClusterView.of(inventory.objects()));
-      flipped =
-          renderer.render(
-              md,
-              MemoryClusterView.of(
-                  withSetting(
-                      inventory.objects(),
-                      Settings.KV_CACHE_DTYPE_OWNED.name(),
-                      String.valueOf(!now.kvCacheDtypeOwned()))));
+      upgrade = renderer.render(md, current);
+      afterFlip = renderer.render(md, flipped);
     } catch (RenderException e) {
       findings.add(
           Finding.breaks(
@@ -420,7 +423,7 @@ public final class Preflight {
     }
     List<String> notes = new ArrayList<>();
     upgrade.held().ifPresent(h -> notes.add("held now: the engine rejects the Binding's dtype"));
-    flipped
+    afterFlip
         .held()
         .ifPresent(h -> notes.add("held after a flip: the engine rejects the Binding's dtype"));
     return new Rollout(
@@ -429,7 +432,7 @@ public final class Preflight {
         replicas,
         running.size(),
         upgrade.isHeld() ? 0 : outdated(running, upgrade),
-        flipped.isHeld() ? 0 : outdated(running, flipped),
+        afterFlip.isHeld() ? 0 : outdated(running, afterFlip),
         String.join("; ", notes));
   }
 
@@ -449,16 +452,11 @@ public final class Preflight {
   }
 
   private static String slot(Pod pod) {
-    Map<String, String> labels = pod.getMetadata().getLabels();
-    return labels.getOrDefault(Keys.COMPONENT, "")
-        + "/"
-        + labels.getOrDefault(Keys.POD_ORDINAL, "");
+    return Pods.role(pod) + "/" + Pods.ordinal(pod);
   }
 
   private static String hash(Pod pod) {
-    return Optional.ofNullable(pod.getMetadata().getAnnotations())
-        .map(a -> a.get(Keys.POD_SPEC_HASH))
-        .orElse("");
+    return Pods.hash(pod).orElse("");
   }
 
   /**
@@ -483,18 +481,6 @@ public final class Preflight {
           .flatMap(b -> b.getSpec().connection().external())
           .ifPresent(e -> pool.setStatus(status.withClientEndpoint(e.clientEndpoint())));
     }
-  }
-
-  private static List<HasMetadata> withSetting(
-      List<HasMetadata> objects, String name, String value) {
-    List<HasMetadata> out = new ArrayList<>(objects);
-    out.removeIf(o -> o instanceof Setting && o.getMetadata().getName().equals(name));
-    Setting s = new Setting();
-    s.getMetadata().setName(name);
-    s.getMetadata().setNamespace(Settings.NAMESPACE);
-    s.setSpec(SettingSpec.builder().value(value).build());
-    out.add(s);
-    return out;
   }
 
   private static String display(HasMetadata o) {
