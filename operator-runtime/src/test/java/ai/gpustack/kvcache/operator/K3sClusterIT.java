@@ -69,9 +69,7 @@ class K3sClusterIT {
             .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
             .create();
       }
-      for (String doc : OperatorIT.BASE.split("(?m)^---$")) {
-        client.resource((HasMetadata) client.getKubernetesSerialization().unmarshal(doc)).create();
-      }
+      TestObjects.apply(client, TestObjects.STORE);
       assertThatThrownBy(
               () ->
                   client

@@ -38,24 +38,6 @@ import org.junit.jupiter.api.Test;
 
 /** The reference operator on the CRUD mock, with the admission chain in front, path by path. */
 class OperatorIT {
-  static final String BASE =
-      """
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCacheBackend
-      metadata: {name: mooncake}
-      spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePool
-      metadata: {name: shared}
-      spec: {backends: [mooncake], quota: {total: 4Ti}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePoolBinding
-      metadata: {name: chat, namespace: ns}
-      spec: {poolRef: {name: shared}, domain: {name: chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
-      """;
-
   static String md(String name, String engine, String binding, int replicas, String extra) {
     return """
         apiVersion: worker.gpustack.ai/v1
@@ -75,7 +57,7 @@ class OperatorIT {
   @BeforeEach
   void start() {
     cluster = new Cluster().start();
-    cluster.apply(BASE);
+    cluster.apply(TestObjects.STORE);
   }
 
   @AfterEach

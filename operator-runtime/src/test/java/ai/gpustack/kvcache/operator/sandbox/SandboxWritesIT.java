@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.operator.TestObjects;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -29,27 +29,7 @@ class SandboxWritesIT {
   void start() {
     server = SandboxServer.start(EngineRegistry.load(), 0);
     client = server.client();
-    for (String doc :
-        """
-        apiVersion: worker.gpustack.ai/v1
-        kind: KVCacheBackend
-        metadata: {name: mooncake}
-        spec: {connection: {external: {clientEndpoint: "master:50051"}}}
-        ---
-        apiVersion: worker.gpustack.ai/v1
-        kind: KVCachePool
-        metadata: {name: shared}
-        spec: {backends: [mooncake], quota: {total: 4Ti}}
-        ---
-        apiVersion: worker.gpustack.ai/v1
-        kind: KVCachePoolBinding
-        metadata: {name: chat, namespace: ns}
-        spec: {poolRef: {name: shared}, domain: {name: chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
-        """
-            .split("(?m)^---$")) {
-      HasMetadata o = client.getKubernetesSerialization().unmarshal(doc);
-      client.resource(o).create();
-    }
+    TestObjects.apply(client, TestObjects.STORE);
   }
 
   @AfterEach
