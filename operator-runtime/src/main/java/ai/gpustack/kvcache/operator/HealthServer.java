@@ -27,22 +27,8 @@ public final class HealthServer implements AutoCloseable {
       PrometheusMeterRegistry registry)
       throws IOException {
     HttpServer server = HttpServer.create(listen, 16);
-    server.createContext(
-        "/healthz",
-        e ->
-            reply(
-                e,
-                live.getAsBoolean() ? 200 : 503,
-                live.getAsBoolean() ? "ok" : "not started",
-                "text/plain"));
-    server.createContext(
-        "/readyz",
-        e ->
-            reply(
-                e,
-                ready.getAsBoolean() ? 200 : 503,
-                ready.getAsBoolean() ? "ready" : "caches have not synced",
-                "text/plain"));
+    probe(server, "/healthz", live, "ok", "not started");
+    probe(server, "/readyz", ready, "ready", "caches have not synced");
     server.createContext(
         "/metrics",
         e -> reply(e, 200, registry.scrape(), "text/plain; version=0.0.4; charset=utf-8"));
@@ -52,6 +38,17 @@ public final class HealthServer implements AutoCloseable {
 
   public InetSocketAddress address() {
     return server.getAddress();
+  }
+
+  /** A probe asks once per request, so its status and its text always agree. */
+  private static void probe(
+      HttpServer server, String path, BooleanSupplier check, String ok, String failing) {
+    server.createContext(
+        path,
+        e -> {
+          boolean passing = check.getAsBoolean();
+          reply(e, passing ? 200 : 503, passing ? ok : failing, "text/plain");
+        });
   }
 
   private static void reply(HttpExchange e, int status, String body, String type)

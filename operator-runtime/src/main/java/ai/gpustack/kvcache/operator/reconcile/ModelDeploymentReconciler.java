@@ -160,15 +160,7 @@ public final class ModelDeploymentReconciler
     rendering.held().ifPresent(h -> events.warning(md, "SpellingRejectedByEngine", h));
 
     Map<String, List<Pod>> existing =
-        context.getSecondaryResources(Pod.class).stream()
-            .filter(
-                p ->
-                    md.getMetadata()
-                        .getName()
-                        .equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
-            .filter(
-                p ->
-                    Objects.equals(md.getMetadata().getNamespace(), p.getMetadata().getNamespace()))
+        replicas(md, context).stream()
             .collect(Collectors.groupingBy(Pods::role, TreeMap::new, Collectors.toList()));
     List<RoleStatus> roles = new ArrayList<>();
     boolean progressing = false;
@@ -282,16 +274,19 @@ public final class ModelDeploymentReconciler
     }
   }
 
+  /** {@code md}'s replicas in the informer cache. */
+  private static List<Pod> replicas(ModelDeployment md, Context<ModelDeployment> context) {
+    return context.getSecondaryResources(Pod.class).stream()
+        .filter(
+            p -> md.getMetadata().getName().equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
+        .filter(
+            p -> Objects.equals(md.getMetadata().getNamespace(), p.getMetadata().getNamespace()))
+        .toList();
+  }
+
   @Override
   public DeleteControl cleanup(ModelDeployment md, Context<ModelDeployment> context) {
-    List<Pod> pods =
-        context.getSecondaryResources(Pod.class).stream()
-            .filter(
-                p ->
-                    md.getMetadata()
-                        .getName()
-                        .equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
-            .toList();
+    List<Pod> pods = replicas(md, context);
     if (!pods.isEmpty()) {
       pods.forEach(p -> delete(context.getClient(), p));
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(1));
