@@ -2,13 +2,11 @@ package ai.gpustack.kvcache.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -58,15 +56,7 @@ final class Cluster implements AutoCloseable {
   }
 
   void setting(String name, String value) {
-    client()
-        .resources(Setting.class)
-        .inNamespace(Settings.NAMESPACE)
-        .withName(name)
-        .edit(
-            s -> {
-              s.setSpec(ai.gpustack.kvcache.api.SettingSpec.builder().value(value).build());
-              return s;
-            });
+    TestObjects.setting(client(), name, value);
   }
 
   /** Edits {@code name}'s object, retrying while the operator writes it too. */

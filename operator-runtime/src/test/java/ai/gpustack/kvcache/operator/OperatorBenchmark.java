@@ -3,7 +3,6 @@ package ai.gpustack.kvcache.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
-import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
@@ -11,7 +10,6 @@ import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
@@ -124,12 +122,12 @@ class OperatorBenchmark {
         double reconciles = reconciles(port);
         report("start -> all Pods rendered and Ready", render, reconciles);
 
-        setting(client, "false");
+        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
         Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
         report("Setting off -> fleet rolled", off, reconciles(port) - reconciles);
         reconciles = reconciles(port);
 
-        setting(client, "true");
+        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
         Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
         report("Setting on -> fleet rolled", on, reconciles(port) - reconciles);
         System.out.printf(
@@ -155,7 +153,9 @@ class OperatorBenchmark {
       try {
         SharedIndexInformer<ModelDeployment> deployments =
             client.resources(ModelDeployment.class).inNamespace("bench").inform();
-        await(
+        TestObjects.await(
+            "every status patched",
+            PATIENCE,
             () ->
                 deployments.getStore().list().stream()
                         .filter(md -> md.getStatus() != null)
@@ -300,18 +300,6 @@ class OperatorBenchmark {
     }
   }
 
-  static void setting(KubernetesClient client, String value) {
-    client
-        .resources(Setting.class)
-        .inNamespace(Settings.NAMESPACE)
-        .withName(Settings.KV_CACHE_DTYPE_OWNED.name())
-        .edit(
-            s -> {
-              s.setSpec(SettingSpec.builder().value(value).build());
-              return s;
-            });
-  }
-
   static Predicate<List<Pod>> all(int count, Predicate<Pod> each) {
     return list -> list.size() == count && list.stream().allMatch(each);
   }
@@ -322,21 +310,8 @@ class OperatorBenchmark {
 
   static Duration until(SharedIndexInformer<Pod> pods, Predicate<List<Pod>> done) {
     long start = System.nanoTime();
-    await(() -> done.test(pods.getStore().list()));
+    TestObjects.await("the Pods", PATIENCE, () -> done.test(pods.getStore().list()));
     return Duration.ofNanos(System.nanoTime() - start);
-  }
-
-  static void await(java.util.function.BooleanSupplier done) {
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while (!done.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("still waiting after %s", PATIENCE).isLessThan(deadline);
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
   }
 
   static void report(String phase, Duration took, double reconciles) {

@@ -1,9 +1,16 @@
 package ai.gpustack.kvcache.operator;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ai.gpustack.kvcache.api.SettingSpec;
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
-/** Objects the operator tests share, written as YAML, and the one way they are created. */
+/** Objects the operator tests share, written as YAML, and the one way they are written. */
 public final class TestObjects {
   /** A backend, a pool on it, and Binding {@code ns/chat} declaring bfloat16. */
   public static final String STORE =
@@ -25,6 +32,35 @@ public final class TestObjects {
       """;
 
   private TestObjects() {}
+
+  /** Polls {@code done} every 100 ms; fails naming {@code what} when {@code patience} runs out. */
+  public static void await(String what, Duration patience, BooleanSupplier done) {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (!done.getAsBoolean()) {
+      assertThat(System.nanoTime())
+          .as("still waiting for %s after %s", what, patience)
+          .isLessThan(deadline);
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  /** Sets the Setting {@code name} (in the system namespace) to {@code value}. */
+  public static void setting(KubernetesClient client, String name, String value) {
+    client
+        .resources(Setting.class)
+        .inNamespace(Settings.NAMESPACE)
+        .withName(name)
+        .edit(
+            s -> {
+              s.setSpec(SettingSpec.builder().value(value).build());
+              return s;
+            });
+  }
 
   /** Creates every document of {@code yaml}, in order; throws when the API server refuses one. */
   public static void apply(KubernetesClient client, String yaml) {

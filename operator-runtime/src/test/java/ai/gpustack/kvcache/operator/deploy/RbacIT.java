@@ -2,7 +2,6 @@ package ai.gpustack.kvcache.operator.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
 import ai.gpustack.kvcache.operator.TestObjects;
@@ -14,7 +13,6 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.WebhookConfigurations;
@@ -140,12 +138,8 @@ class RbacIT {
     return out;
   }
 
-  static void await(String what, BooleanSupplier done) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!done.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
-      Thread.sleep(100);
-    }
+  static void await(String what, BooleanSupplier done) {
+    TestObjects.await(what, Duration.ofSeconds(60), done);
   }
 
   @Test
@@ -201,9 +195,9 @@ class RbacIT {
           }
           edit(test, md -> md.getSpec().withRoles(md.getSpec().roles().get(0).withReplicas(1)));
           await("one replica", () -> replicas(test) == 1);
-          setting(test, "false");
+          TestObjects.setting(test, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
           await("the rollout", () -> readyReplicas(test) == 1 && !hasFlag(test));
-          setting(test, "true");
+          TestObjects.setting(test, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
           await("the rollout back", () -> readyReplicas(test) == 1 && hasFlag(test));
           test.resources(ModelDeployment.class).inNamespace("ns").withName("md").delete();
           await(
@@ -304,16 +298,5 @@ class RbacIT {
         }
       }
     }
-  }
-
-  static void setting(KubernetesClient c, String value) {
-    c.resources(Setting.class)
-        .inNamespace(Settings.NAMESPACE)
-        .withName(Settings.KV_CACHE_DTYPE_OWNED.name())
-        .edit(
-            s -> {
-              s.setSpec(SettingSpec.builder().value(value).build());
-              return s;
-            });
   }
 }
