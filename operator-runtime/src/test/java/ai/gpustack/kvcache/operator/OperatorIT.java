@@ -38,6 +38,15 @@ import org.junit.jupiter.api.Test;
 
 /** The reference operator on the CRUD mock, with the admission chain in front, path by path. */
 class OperatorIT {
+  /** A Binding declaring bf16, SGLang's spelling, which vLLM rejects. */
+  static final String LEGACY =
+      """
+      apiVersion: worker.gpustack.ai/v1
+      kind: KVCachePoolBinding
+      metadata: {name: legacy, namespace: ns}
+      spec: {poolRef: {name: shared}, domain: {name: legacy, blockSize: 16, dtype: bf16}, quota: {ceiling: 1Ti}}
+      """;
+
   static String md(String name, String engine, String binding, int replicas, String extra) {
     return """
         apiVersion: worker.gpustack.ai/v1
@@ -240,13 +249,7 @@ class OperatorIT {
 
   @Test
   void a_stored_deployment_whose_engine_rejects_the_dtype_holds_its_replicas_and_says_why() {
-    cluster.apply(
-        """
-        apiVersion: worker.gpustack.ai/v1
-        kind: KVCachePoolBinding
-        metadata: {name: legacy, namespace: ns}
-        spec: {poolRef: {name: shared}, domain: {name: legacy, blockSize: 16, dtype: bf16}, quota: {ceiling: 1Ti}}
-        """);
+    cluster.apply(LEGACY);
     cluster.setting(Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
     cluster.apply(md("v", "vLLM", "legacy", 2, ""));
     await("ready without the flag", () -> settled(cluster.md("ns", "v")));
@@ -320,13 +323,7 @@ class OperatorIT {
 
   @Test
   void the_upgrade_guides_recovery_works_end_to_end() {
-    cluster.apply(
-        """
-        apiVersion: worker.gpustack.ai/v1
-        kind: KVCachePoolBinding
-        metadata: {name: legacy, namespace: ns}
-        spec: {poolRef: {name: shared}, domain: {name: legacy, blockSize: 16, dtype: bf16}, quota: {ceiling: 1Ti}}
-        """);
+    cluster.apply(LEGACY);
     cluster.setting(Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
     cluster.apply(md("old", "vLLM", "legacy", 2, ""));
     await("old ready", () -> settled(cluster.md("ns", "old")));
