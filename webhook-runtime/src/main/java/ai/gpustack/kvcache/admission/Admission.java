@@ -1,17 +1,17 @@
 package ai.gpustack.kvcache.admission;
 
+import ai.gpustack.kvcache.api.Json;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.ProblemsException;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 
 /**
  * Every admission handler of the system, behind one entry point: an AdmissionReview in, an
@@ -29,8 +29,9 @@ public final class Admission {
   private final SettingRules settings;
 
   public Admission(EngineRegistry engines, ClusterView cluster) {
-    this.serialization = KvCacheSerialization.create();
-    this.reader = new ObjectReader(serialization);
+    ObjectMapper mapper = Json.newMapper();
+    this.serialization = KvCacheSerialization.create(mapper);
+    this.reader = new ObjectReader(mapper);
     this.bindings = new BindingRules(engines, cluster, reader);
     this.pools = new PoolRules(reader);
     this.deployments = new DeploymentRules(engines, cluster, reader);
@@ -157,16 +158,17 @@ public final class Admission {
           .put("reason", decision.code() == 400 ? "BadRequest" : "Forbidden")
           .put("message", decision.message());
     }
-    decision
-        .patch()
-        .ifPresent(
-            patch ->
-                response
-                    .put("patchType", "JSONPatch")
-                    .put(
-                        "patch",
-                        Base64.getEncoder()
-                            .encodeToString(patch.toString().getBytes(StandardCharsets.UTF_8))));
+    if (decision.patch().isPresent()) {
+      // As bytes, the patch is written base64-encoded straight into the answer: no string of it for
+      // the writer to copy and scan for escapes.
+      try {
+        response
+            .put("patchType", "JSONPatch")
+            .put("patch", JSON.writeValueAsBytes(decision.patch().get()));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException("a JSON Patch tree always serializes", e);
+      }
+    }
     if (!decision.warnings().isEmpty()) {
       ArrayNode warnings = response.putArray("warnings");
       decision.warnings().forEach(warnings::add);

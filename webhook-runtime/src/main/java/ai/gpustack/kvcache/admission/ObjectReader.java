@@ -1,9 +1,11 @@
 package ai.gpustack.kvcache.admission;
 
 import ai.gpustack.kvcache.api.Problems;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -12,10 +14,11 @@ final class ObjectReader {
   private static final Pattern MISSING =
       Pattern.compile("Cannot build \\w+, some of required attributes are not set \\[([^\\]]*)\\]");
 
-  private final KubernetesSerialization serialization;
+  private final ObjectMapper mapper;
 
-  ObjectReader(KubernetesSerialization serialization) {
-    this.serialization = serialization;
+  /** Reads with {@code mapper}, configured by {@link KvCacheSerialization#create(ObjectMapper)}. */
+  ObjectReader(ObjectMapper mapper) {
+    this.mapper = mapper;
   }
 
   /** {@code node} as {@code type}; throws {@link Unreadable} naming the failing field. */
@@ -24,8 +27,8 @@ final class ObjectReader {
       throw new Unreadable(Problems.create().required("object", "the request carries no object"));
     }
     try {
-      return serialization.convertValue(node, type);
-    } catch (IllegalArgumentException e) {
+      return mapper.treeToValue(node, type);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
       throw new Unreadable(problems(e));
     }
   }

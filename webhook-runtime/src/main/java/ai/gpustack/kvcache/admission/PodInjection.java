@@ -21,6 +21,7 @@ import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.Launch;
 import ai.gpustack.kvcache.spi.LaunchKind;
 import ai.gpustack.kvcache.spi.Vehicle;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -49,6 +50,10 @@ final class PodInjection {
           Keys.ENGINE_VERSION,
           Keys.CONTAINER,
           Keys.LAUNCH_ARGS_FORWARDED);
+
+  /** The keys a person may write, as an unknown key's refusal lists them. */
+  private static final String KNOWN_KEYS =
+      String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -257,6 +262,7 @@ final class PodInjection {
       String launchProgram,
       List<String> warnings) {
     JsonNode original = request.object();
+    JsonNode targetNode = original.path("spec").path("containers").path(target);
     String at = "/spec/containers/" + target;
     CacheAttachment attachment = engine.attachment(attach);
     List<String> args = strings(container.args());
@@ -264,7 +270,7 @@ final class PodInjection {
     ArrayNode patch = JSON.createArrayNode();
     ArrayNode newArgs = JSON.createArrayNode();
     rendered.subList(args.size(), rendered.size()).forEach(newArgs::add);
-    append(patch, original, at + "/args", newArgs);
+    append(patch, targetNode.path("args"), at + "/args", newArgs);
     ArrayNode env = JSON.createArrayNode();
     Set<String> declared = new HashSet<>();
     orEmpty(container.env()).forEach(v -> declared.add(v.name()));
@@ -272,7 +278,7 @@ final class PodInjection {
     attachment.defaultedEnv().stream()
         .filter(v -> !declared.contains(v.name()))
         .forEach(v -> env.addObject().put("name", v.name()).put("value", v.value()));
-    append(patch, original, at + "/env", env);
+    append(patch, targetNode.path("env"), at + "/env", env);
     Map<String, String> annotations = new LinkedHashMap<>();
     attachment
         .clientConfig()
@@ -285,7 +291,7 @@ final class PodInjection {
                   .put("name", ClientConfigFile.VOLUME)
                   .put("mountPath", config.directory())
                   .put("readOnly", true);
-              append(patch, original, at + "/volumeMounts", mounts);
+              append(patch, targetNode.path("volumeMounts"), at + "/volumeMounts", mounts);
               ArrayNode volumes = JSON.createArrayNode();
               ObjectNode item =
                   volumes
@@ -297,7 +303,7 @@ final class PodInjection {
               item.put("path", config.fileName())
                   .putObject("fieldRef")
                   .put("fieldPath", "metadata.annotations['" + Keys.CLIENT_CONFIG + "']");
-              append(patch, original, "/spec/volumes", volumes);
+              append(patch, original.path("spec").path("volumes"), "/spec/volumes", volumes);
             });
     Map<String, String> record = new LinkedHashMap<>();
     record.put("binding", binding);
@@ -323,12 +329,12 @@ final class PodInjection {
     return Decision.patch(patch, warnings);
   }
 
-  /** Appends {@code values} to the array at {@code path}, creating it when absent. */
-  private static void append(ArrayNode patch, JsonNode original, String path, ArrayNode values) {
+  /** Appends {@code values} to the array {@code existing} at {@code path}, or adds the array. */
+  private static void append(ArrayNode patch, JsonNode existing, String path, ArrayNode values) {
     if (values.isEmpty()) {
       return;
     }
-    if (original.at(path).isArray()) {
+    if (existing.isArray()) {
       values.forEach(
           v -> patch.addObject().put("op", "add").put("path", path + "/-").set("value", v));
     } else {
@@ -343,18 +349,16 @@ final class PodInjection {
 
   private static void vocabulary(
       Map<String, String> labels, Map<String, String> annotations, Problems problems) {
-    String keys =
-        String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
     for (String key : new TreeSet<>(labels.keySet())) {
       if (key.startsWith(Keys.INJECTION_PREFIX) && !key.equals(Keys.INJECT)) {
         problems.forbidden(
-            "metadata.labels[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, keys));
+            "metadata.labels[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
       }
     }
     for (String key : new TreeSet<>(annotations.keySet())) {
       if (key.startsWith(Keys.INJECTION_PREFIX) && !READ_ANNOTATIONS.contains(key)) {
         problems.forbidden(
-            "metadata.annotations[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, keys));
+            "metadata.annotations[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
       }
     }
   }
@@ -452,9 +456,11 @@ final class PodInjection {
   }
 
   private static String json(Map<String, String> fields) {
-    ObjectNode node = JSON.createObjectNode();
-    fields.forEach(node::put);
-    return node.toString();
+    try {
+      return JSON.writeValueAsString(fields);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a map of strings always serializes", e);
+    }
   }
 
   /** An argv list with null entries (which no API server stores) read as empty strings. */

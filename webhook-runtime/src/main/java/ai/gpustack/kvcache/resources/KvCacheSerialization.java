@@ -1,6 +1,7 @@
 package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.Json;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
 
@@ -23,7 +24,16 @@ public final class KvCacheSerialization {
   private KvCacheSerialization() {}
 
   public static KubernetesSerialization create() {
-    KubernetesSerialization serialization = new KubernetesSerialization(Json.newMapper(), true);
+    return create(Json.newMapper());
+  }
+
+  /**
+   * As {@link #create()}, over {@code mapper}, which it configures: a caller holding the mapper can
+   * bind trees directly ({@link ObjectMapper#treeToValue}), without the copy {@code convertValue}
+   * makes.
+   */
+  public static KubernetesSerialization create(ObjectMapper mapper) {
+    KubernetesSerialization serialization = new KubernetesSerialization(mapper, true);
     RESOURCES.forEach(serialization::registerKubernetesResource);
     return serialization;
   }
