@@ -145,6 +145,23 @@ public abstract class EngineContractTest {
     }
 
     @Test
+    void the_quick_acceptance_answer_agrees_with_the_full_verdict() {
+      List<String> spellings = new ArrayList<>(List.of("no_such_dtype", "auto"));
+      List<Optional<String>> versions = new ArrayList<>(List.of(Optional.empty()));
+      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+        spellings.addAll(entry.spellings());
+        entry.versions().from().ifPresent(v -> versions.add(Optional.of(v.toString())));
+      }
+      for (Optional<String> version : versions) {
+        for (String dtype : spellings) {
+          assertThat(engine().acceptsDtype(dtype, version))
+              .as("%s at %s", dtype, version)
+              .isEqualTo(engine().checkDtype(dtype, version).accepted());
+        }
+      }
+    }
+
+    @Test
     void a_spelling_outside_the_table_is_rejected_with_what_is_accepted() {
       var verdict = engine().checkDtype("no_such_dtype", Optional.empty());
       assertThat(verdict.accepted()).isFalse();

@@ -99,6 +99,14 @@ public interface Engine {
     return new FlagReader(dialect(), flagInventory(version));
   }
 
+  /**
+   * {@code checkDtype(dtype, version).accepted()} without building the verdict: the question every
+   * admitted Pod asks.
+   */
+  default boolean acceptsDtype(String dtype, Optional<String> version) {
+    return dtypeSpellings().forVersion(version).entry().map(e -> e.accepts(dtype)).orElse(false);
+  }
+
   /** Whether this engine at {@code version} accepts {@code dtype}, and what it accepts instead. */
   default DtypeVerdict checkDtype(String dtype, Optional<String> version) {
     Versioned.Lookup<DtypeSpellings> lookup = dtypeSpellings().forVersion(version);

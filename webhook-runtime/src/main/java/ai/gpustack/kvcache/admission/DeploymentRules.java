@@ -113,10 +113,10 @@ public final class DeploymentRules {
       return Optional.empty();
     }
     String dtype = binding.getSpec().domain().dtype();
-    DtypeVerdict verdict = engine.checkDtype(dtype, version);
-    if (verdict.accepted()) {
+    if (engine.acceptsDtype(dtype, version)) {
       return Optional.empty();
     }
+    DtypeVerdict verdict = engine.checkDtype(dtype, version);
     return Optional.of(
         Refusal.DTYPE_REJECTED_BY_ENGINE.detail(
             quote(binding.getMetadata().getName()),

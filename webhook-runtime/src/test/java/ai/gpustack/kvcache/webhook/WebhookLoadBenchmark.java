@@ -43,7 +43,7 @@ class WebhookLoadBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CLIENTS = 8;
   private static final Duration WARMUP = Duration.ofSeconds(5);
-  private static final int ROUNDS = 8;
+  private static final int ROUNDS = 12;
   private static final Duration ROUND = Duration.ofSeconds(2);
   private static final Duration FIXED_RATE = Duration.ofSeconds(10);
 

@@ -14,6 +14,7 @@ import ai.gpustack.kvcache.spi.SpellingTable;
 import ai.gpustack.kvcache.spi.VersionRange;
 import com.google.auto.service.AutoService;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,21 @@ public final class VllmEngine implements Engine {
   static final String CONFIG_DIRECTORY = "/etc/gpustack/kvcache";
   static final String CONFIG_FILE = "mooncake.json";
   static final String MOONCAKE_CONFIG_PATH = "MOONCAKE_CONFIG_PATH";
+  private static final EnvVar CONFIG_PATH_ENV =
+      EnvVar.of(MOONCAKE_CONFIG_PATH, CONFIG_DIRECTORY + "/" + CONFIG_FILE);
+  private static final EnvVar METRICS_ENV = EnvVar.of("MC_TE_METRIC", "1");
+
+  /** The {@code --kv-transfer-config} value per role kind; written once, every Pod reuses it. */
+  private static final Map<RoleKind, String> TRANSFER_CONFIGS = new EnumMap<>(RoleKind.class);
+
+  static {
+    for (RoleKind kind : RoleKind.values()) {
+      Map<String, String> transfer = new LinkedHashMap<>();
+      transfer.put("kv_connector", "MooncakeStoreConnector");
+      transfer.put("kv_role", kvRole(kind));
+      TRANSFER_CONFIGS.put(kind, json(transfer));
+    }
+  }
 
   private static final String CACHE_PY = "vllm-project/vllm vllm/config/cache.py";
 
@@ -256,18 +272,15 @@ public final class VllmEngine implements Engine {
 
   @Override
   public CacheAttachment attachment(AttachmentRequest request) {
-    Map<String, String> transfer = new LinkedHashMap<>();
-    transfer.put("kv_connector", "MooncakeStoreConnector");
-    transfer.put("kv_role", kvRole(request.roleKind()));
     Map<String, String> client = new LinkedHashMap<>();
     client.put("master_server_address", request.clientEndpoint());
     client.put("metadata_server", "P2PHANDSHAKE");
     client.put("protocol", "tcp");
     request.tenant().ifPresent(t -> client.put("tenant_id", t));
     return CacheAttachment.builder()
-        .addConnectorArgs(KV_TRANSFER_CONFIG, json(transfer))
-        .addEnv(EnvVar.of(MOONCAKE_CONFIG_PATH, CONFIG_DIRECTORY + "/" + CONFIG_FILE))
-        .addDefaultedEnv(EnvVar.of("MC_TE_METRIC", "1"))
+        .addConnectorArgs(KV_TRANSFER_CONFIG, TRANSFER_CONFIGS.get(request.roleKind()))
+        .addEnv(CONFIG_PATH_ENV)
+        .addDefaultedEnv(METRICS_ENV)
         .clientConfig(
             ClientConfigFile.builder()
                 .directory(CONFIG_DIRECTORY)
