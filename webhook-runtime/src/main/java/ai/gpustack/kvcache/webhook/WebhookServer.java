@@ -31,11 +31,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admission webhook over HTTPS (the JDK's server: no extra dependency, and fast enough; see the
- * benchmark). One path per {@link Handler}, plus {@code /healthz}, {@code /readyz} (ready once the
- * cluster view has synced) and {@code /metrics} in Prometheus text. A request that is not a JSON
- * AdmissionReview of the handler's kind gets a 4xx with a one-line reason, never a stack trace and
- * never an accidental {@code allowed: true}.
+ * The admission webhook over HTTPS. The JDK's server: measured against Vert.x 4.5.24 with the same
+ * handlers and load on 2 cores, Vert.x answers about 1.3 times the reviews per second at saturation
+ * (no-op and injection alike); this one already holds p99 under 1.5 ms at 1,000 reviews/s, far
+ * above any cluster's Pod creation rate, and needs no dependency. One path per {@link Handler},
+ * plus {@code /healthz}, {@code /readyz} (ready once the cluster view has synced) and {@code
+ * /metrics} in Prometheus text. A request that is not a JSON AdmissionReview of the handler's kind
+ * gets a 4xx with a one-line reason, never a stack trace and never an accidental {@code allowed:
+ * true}.
  */
 public final class WebhookServer implements AutoCloseable {
   /** Bodies above this are refused with 413. */
