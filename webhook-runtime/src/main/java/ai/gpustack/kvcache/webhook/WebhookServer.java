@@ -151,7 +151,10 @@ public final class WebhookServer implements AutoCloseable {
             });
     server.setExecutor(executor);
     server.start();
-    LOG.info("webhook listening on https://{}", server.getAddress());
+    LOG.info(
+        "webhook listening on https://{}:{}",
+        server.getAddress().getHostString(),
+        server.getAddress().getPort());
     return new WebhookServer(server, executor);
   }
 
