@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cost of the handler and the cost of a larger answer show apart). The series alternate in short
  * rounds, in turn forwards and backwards, so drift on a shared machine falls on all of them alike;
  * the medians of the rounds are reported. Then latency at a fixed 1,000 reviews/s. Run it with
- * {@code ./mvnw -B -Pbench verify -pl webhook-runtime}; numbers go in notes, never into asserts.
+ * {@code ./mvnw -B -Pbench verify -pl webhook-runtime -am}; numbers go in notes, never asserts.
  */
 class WebhookLoadBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
