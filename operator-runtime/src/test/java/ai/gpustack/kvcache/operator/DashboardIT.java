@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.MemoryClusterView;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
-import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.TestCertificates;
@@ -89,21 +88,14 @@ class DashboardIT {
                 () -> true,
                 registry)) {
       assertThat(operator.ready()).isTrue();
-      server
-          .client()
-          .resource(
-              server
-                  .client()
-                  .getKubernetesSerialization()
-                  .unmarshal(
-                      """
+      TestObjects.apply(
+          server.client(),
+          """
                       apiVersion: worker.gpustack.ai/v1
                       kind: ModelDeployment
                       metadata: {name: solo, namespace: ns}
                       spec: {model: {name: m}, engine: {name: SGLang}, roles: [{name: server}]}
-                      """,
-                      ModelDeployment.class))
-          .create();
+                      """);
       HttpClient https = TestCertificates.client(List.of(pair.certificate()));
       String review =
           """

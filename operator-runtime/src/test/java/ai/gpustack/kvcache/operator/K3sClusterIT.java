@@ -7,7 +7,6 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
@@ -95,25 +94,19 @@ class K3sClusterIT {
                   Optional.empty(),
                   Map.of(),
                   Clock.systemUTC()))) {
-        client
-            .resource(
-                (HasMetadata)
-                    client
-                        .getKubernetesSerialization()
-                        .unmarshal(OperatorIT.md("v", "vLLM", "chat", 2, "")))
-            .create();
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (client
-                    .pods()
-                    .inNamespace("ns")
-                    .withLabel(Keys.INSTANCE, "v")
-                    .list()
-                    .getItems()
-                    .size()
-                < 2
-            && System.nanoTime() < deadline) {
-          Thread.sleep(500);
-        }
+        TestObjects.apply(client, OperatorIT.md("v", "vLLM", "chat", 2, ""));
+        TestObjects.await(
+            "two replicas",
+            Duration.ofSeconds(60),
+            () ->
+                client
+                        .pods()
+                        .inNamespace("ns")
+                        .withLabel(Keys.INSTANCE, "v")
+                        .list()
+                        .getItems()
+                        .size()
+                    >= 2);
         assertThat(client.pods().inNamespace("ns").withLabel(Keys.INSTANCE, "v").list().getItems())
             .hasSize(2)
             .allSatisfy(

@@ -54,23 +54,7 @@ class OperatorBenchmark {
   static final int REPLICAS = 4;
   static final Duration PATIENCE = Duration.ofMinutes(20);
 
-  static final String BASE =
-      """
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCacheBackend
-      metadata: {name: mooncake}
-      spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePool
-      metadata: {name: shared}
-      spec: {backends: [mooncake], quota: {total: 4Ti}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePoolBinding
-      metadata: {name: fleet, namespace: bench}
-      spec: {poolRef: {name: shared}, domain: {name: fleet, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
-      """;
+  static final String BASE = TestObjects.store("bench", "fleet");
 
   static String deployment(int i) {
     return """

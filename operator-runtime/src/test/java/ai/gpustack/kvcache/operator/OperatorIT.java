@@ -265,14 +265,7 @@ class OperatorIT {
     assertThat(uids()).isEqualTo(before);
     assertThat(cluster.pods("ns", "v"))
         .allSatisfy(p -> assertThat(command(p)).doesNotContain("--kv-cache-dtype"));
-    await(
-        "event",
-        () ->
-            cluster.client().events().v1().events().inNamespace("ns").list().getItems().stream()
-                .anyMatch(
-                    e ->
-                        "SpellingRejectedByEngine".equals(e.getReason())
-                            && "v".equals(e.getRegarding().getName())));
+    awaitEvent("SpellingRejectedByEngine", "v");
   }
 
   @Test
@@ -571,14 +564,7 @@ class OperatorIT {
                         c.type().equals("InjectionRecorded")
                             && c.status().equals("False")
                             && c.message().orElse("").contains("missed")));
-    await(
-        "event",
-        () ->
-            cluster.client().events().v1().events().inNamespace("ns").list().getItems().stream()
-                .anyMatch(
-                    e ->
-                        "NotInjected".equals(e.getReason())
-                            && "missed".equals(e.getRegarding().getName())));
+    awaitEvent("NotInjected", "missed");
   }
 
   @Test
@@ -645,5 +631,19 @@ class OperatorIT {
     return pods.stream()
         .map(p -> p.getMetadata().getName())
         .collect(Collectors.toCollection(HashSet::new));
+  }
+
+  /**
+   * Waits for an event in namespace {@code ns} with {@code reason} about object {@code regarding}.
+   */
+  private void awaitEvent(String reason, String regarding) {
+    await(
+        reason + " event",
+        () ->
+            cluster.client().events().v1().events().inNamespace("ns").list().getItems().stream()
+                .anyMatch(
+                    e ->
+                        reason.equals(e.getReason())
+                            && regarding.equals(e.getRegarding().getName())));
   }
 }

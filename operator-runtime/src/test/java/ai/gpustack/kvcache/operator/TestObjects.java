@@ -13,23 +13,31 @@ import java.util.function.BooleanSupplier;
 /** Objects the operator tests share, written as YAML, and the one way they are written. */
 public final class TestObjects {
   /** A backend, a pool on it, and Binding {@code ns/chat} declaring bfloat16. */
-  public static final String STORE =
-      """
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCacheBackend
-      metadata: {name: mooncake}
-      spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePool
-      metadata: {name: shared}
-      spec: {backends: [mooncake], quota: {total: 4Ti}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePoolBinding
-      metadata: {name: chat, namespace: ns}
-      spec: {poolRef: {name: shared}, domain: {name: chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
-      """;
+  public static final String STORE = store("ns", "chat");
+
+  /**
+   * A backend, a pool on it, and Binding {@code namespace/name} declaring bfloat16 in a domain of
+   * the same name.
+   */
+  public static String store(String namespace, String name) {
+    return """
+        apiVersion: worker.gpustack.ai/v1
+        kind: KVCacheBackend
+        metadata: {name: mooncake}
+        spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
+        ---
+        apiVersion: worker.gpustack.ai/v1
+        kind: KVCachePool
+        metadata: {name: shared}
+        spec: {backends: [mooncake], quota: {total: 4Ti}}
+        ---
+        apiVersion: worker.gpustack.ai/v1
+        kind: KVCachePoolBinding
+        metadata: {name: %2$s, namespace: %1$s}
+        spec: {poolRef: {name: shared}, domain: {name: %2$s, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
+        """
+        .formatted(namespace, name);
+  }
 
   private TestObjects() {}
 

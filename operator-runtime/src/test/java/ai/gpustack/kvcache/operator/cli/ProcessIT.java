@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.operator.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ai.gpustack.kvcache.operator.TestObjects;
 import ai.gpustack.kvcache.operator.sandbox.Kubelet;
 import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
@@ -151,21 +152,14 @@ class ProcessIT {
         await(
             "webhook healthz",
             () -> send(https, "https://localhost:" + webhook + "/healthz") == 200);
-        cluster
-            .client()
-            .resource(
-                cluster
-                    .client()
-                    .getKubernetesSerialization()
-                    .unmarshal(
-                        """
+        TestObjects.apply(
+            cluster.client(),
+            """
             apiVersion: worker.gpustack.ai/v1
             kind: ModelDeployment
             metadata: {name: solo, namespace: ns}
             spec: {model: {name: m}, engine: {name: SGLang}, roles: [{name: server, replicas: 2}]}
-            """,
-                        ModelDeployment.class))
-            .create();
+            """);
         await(
             "replicas",
             () ->

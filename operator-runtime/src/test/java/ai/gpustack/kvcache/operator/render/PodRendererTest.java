@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.gpustack.kvcache.admission.MemoryClusterView;
 import ai.gpustack.kvcache.api.Condition;
+import ai.gpustack.kvcache.operator.reconcile.Pods;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
@@ -109,59 +110,26 @@ class PodRendererTest {
   @Test
   void the_hash_is_stable_across_renders_and_moves_with_the_setting() {
     List<HasMetadata> objects = objects("cluster.yaml", "vllm.yaml");
-    String first =
-        render(objects)
-            .roles()
-            .get(0)
-            .pods()
-            .get(0)
-            .getMetadata()
-            .getAnnotations()
-            .get(Keys.POD_SPEC_HASH);
-    assertThat(
-            render(objects("cluster.yaml", "vllm.yaml"))
-                .roles()
-                .get(0)
-                .pods()
-                .get(0)
-                .getMetadata()
-                .getAnnotations()
-                .get(Keys.POD_SPEC_HASH))
-        .isEqualTo(first)
-        .hasSize(20);
+    String first = hash(render(objects), 0);
+    assertThat(hash(render(objects("cluster.yaml", "vllm.yaml")), 0)).isEqualTo(first).hasSize(20);
     List<HasMetadata> reversed = new ArrayList<>(objects);
     Collections.reverse(reversed);
-    assertThat(
-            renderer
-                .render(md(objects), MemoryClusterView.of(reversed))
-                .roles()
-                .get(0)
-                .pods()
-                .get(0)
-                .getMetadata()
-                .getAnnotations()
-                .get(Keys.POD_SPEC_HASH))
+    assertThat(hash(renderer.render(md(objects), MemoryClusterView.of(reversed)), 0))
         .isEqualTo(first);
     objects.add(owned("false"));
     Rendering off = render(objects);
     assertThat(command(off.roles().get(0).pods().get(0)))
         .doesNotContain("--kv-cache-dtype", "bfloat16")
         .contains("--kv-cache-dtype=fp8");
-    assertThat(
-            off.roles().get(0).pods().get(0).getMetadata().getAnnotations().get(Keys.POD_SPEC_HASH))
-        .isNotEqualTo(first);
-    assertThat(
-            off.roles().get(2).pods().get(0).getMetadata().getAnnotations().get(Keys.POD_SPEC_HASH))
+    assertThat(hash(off, 0)).isNotEqualTo(first);
+    assertThat(hash(off, 2))
         .as("a take-over role does not move")
-        .isEqualTo(
-            render(objects("cluster.yaml", "vllm.yaml"))
-                .roles()
-                .get(2)
-                .pods()
-                .get(0)
-                .getMetadata()
-                .getAnnotations()
-                .get(Keys.POD_SPEC_HASH));
+        .isEqualTo(hash(render(objects("cluster.yaml", "vllm.yaml")), 2));
+  }
+
+  /** The spec hash of the first replica of role {@code role}. */
+  private static String hash(Rendering rendering, int role) {
+    return Pods.hash(rendering.roles().get(role).pods().get(0)).orElseThrow();
   }
 
   @Test

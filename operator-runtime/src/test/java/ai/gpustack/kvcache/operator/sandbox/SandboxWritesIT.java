@@ -41,6 +41,16 @@ class SandboxWritesIT {
     return client.resources(KVCachePoolBinding.class).inNamespace("ns").withName("chat").get();
   }
 
+  /** Applies a JSON Patch to Binding ns/chat's status, as the operator's claims do. */
+  KVCachePoolBinding patchChatStatus(String jsonPatch) {
+    return client
+        .resources(KVCachePoolBinding.class)
+        .inNamespace("ns")
+        .withName("chat")
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), jsonPatch);
+  }
+
   @Test
   void a_put_with_a_stale_resource_version_is_a_conflict() {
     KVCachePoolBinding first = chat();
@@ -68,18 +78,12 @@ class SandboxWritesIT {
                   i ->
                       pool.submit(
                           () ->
-                              client
-                                  .resources(KVCachePoolBinding.class)
-                                  .inNamespace("ns")
-                                  .withName("chat")
-                                  .subresource("status")
-                                  .patch(
-                                      PatchContext.of(PatchType.JSON),
-                                      "[{\"op\":\"add\",\"path\":\"/status/usedBy/-\",\"value\":"
-                                          + "{\"kind\":\"ModelDeployment\",\"namespace\":\"\","
-                                          + "\"name\":\"md-"
-                                          + i
-                                          + "\"}}]")))
+                              patchChatStatus(
+                                  "[{\"op\":\"add\",\"path\":\"/status/usedBy/-\",\"value\":"
+                                      + "{\"kind\":\"ModelDeployment\",\"namespace\":\"\","
+                                      + "\"name\":\"md-"
+                                      + i
+                                      + "\"}}]")))
               .toList();
       for (Future<KVCachePoolBinding> w : writes) {
         w.get();
@@ -103,15 +107,9 @@ class SandboxWritesIT {
     client.resource(binding).updateStatus();
     assertThatThrownBy(
             () ->
-                client
-                    .resources(KVCachePoolBinding.class)
-                    .inNamespace("ns")
-                    .withName("chat")
-                    .subresource("status")
-                    .patch(
-                        PatchContext.of(PatchType.JSON),
-                        "[{\"op\":\"test\",\"path\":\"/status/usedBy/0/name\",\"value\":\"b\"},"
-                            + "{\"op\":\"remove\",\"path\":\"/status/usedBy/0\"}]"))
+                patchChatStatus(
+                    "[{\"op\":\"test\",\"path\":\"/status/usedBy/0/name\",\"value\":\"b\"},"
+                        + "{\"op\":\"remove\",\"path\":\"/status/usedBy/0\"}]"))
         .isInstanceOfSatisfying(
             KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422));
     assertThat(chat().getStatus().usedBy()).hasSize(1);
