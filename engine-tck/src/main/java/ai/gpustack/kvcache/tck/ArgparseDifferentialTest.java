@@ -98,13 +98,15 @@ public abstract class ArgparseDifferentialTest {
         cases.add(options(engine().renderCommand(role(extra, version, dtype))));
         expected.add("own");
       }
+      AttachmentRequest request = attachment(Vehicle.INJECTED_POD, version, dtype);
       cases.add(
           options(
               engine()
                   .renderInjectedArgs(
                       List.of(),
                       List.of(target, "theirs"),
-                      attachment(Vehicle.INJECTED_POD, version, dtype))));
+                      request,
+                      engine().attachment(request))));
       expected.add(dtype);
       ArgparseOracle.Answer answer =
           oracle.parse(inventory, engine().dialect().underscoresAsDashes(), target, cases);

@@ -239,10 +239,10 @@ public abstract class EngineContractTest {
     @Test
     void the_args_keep_their_own_entries_first_and_end_with_the_dtype_pair() {
       List<String> args = List.of("--served-model-name", "m");
+      AttachmentRequest request = attachment(Vehicle.INJECTED_POD, true);
       List<String> out =
           engine()
-              .renderInjectedArgs(
-                  List.of("launcher"), args, attachment(Vehicle.INJECTED_POD, true));
+              .renderInjectedArgs(List.of("launcher"), args, request, engine().attachment(request));
       assertThat(out.subList(0, args.size())).isEqualTo(args);
       assertThat(out.subList(out.size() - 2, out.size())).isEqualTo(dtypePair());
       assertThat(newestReader().find(out, engine().dtypeFlag())).hasSize(1);
@@ -250,10 +250,11 @@ public abstract class EngineContractTest {
 
     @Test
     void nothing_about_the_dtype_is_appended_while_it_is_not_owned() {
+      AttachmentRequest request = attachment(Vehicle.INJECTED_POD, false);
       List<String> out =
           engine()
               .renderInjectedArgs(
-                  List.of("launcher"), List.of(), attachment(Vehicle.INJECTED_POD, false));
+                  List.of("launcher"), List.of(), request, engine().attachment(request));
       assertThat(newestReader().find(out, engine().dtypeFlag())).isEmpty();
     }
   }

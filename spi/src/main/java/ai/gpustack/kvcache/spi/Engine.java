@@ -152,12 +152,16 @@ public interface Engine {
 
   /**
    * The args of an injected container: its own {@code args}, then connector args, defaulted args
-   * neither {@code command} nor {@code args} names, and the dtype pair last.
+   * neither {@code command} nor {@code args} names, and the dtype pair last. {@code attachment} is
+   * {@link #attachment(AttachmentRequest) attachment(request)}: the caller needs it for the env and
+   * the config file too, and injection answers every Pod creation, so it is built once.
    */
   default List<String> renderInjectedArgs(
-      List<String> command, List<String> args, AttachmentRequest request) {
+      List<String> command,
+      List<String> args,
+      AttachmentRequest request,
+      CacheAttachment attachment) {
     FlagReader reader = flagReader(request.engineVersion());
-    CacheAttachment attachment = attachment(request);
     List<String> out = new ArrayList<>(args);
     out.addAll(attachment.connectorArgs());
     List<String> seen = new ArrayList<>(command);

@@ -5,7 +5,6 @@ import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.ProblemsException;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -158,17 +157,10 @@ public final class Admission {
           .put("reason", decision.code() == 400 ? "BadRequest" : "Forbidden")
           .put("message", decision.message());
     }
-    if (decision.patch().isPresent()) {
-      // As bytes, the patch is written base64-encoded straight into the answer: no string of it for
-      // the writer to copy and scan for escapes.
-      try {
-        response
-            .put("patchType", "JSONPatch")
-            .put("patch", JSON.writeValueAsBytes(decision.patch().get()));
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException("a JSON Patch tree always serializes", e);
-      }
-    }
+    // As bytes, the patch is written base64-encoded straight into the answer.
+    decision
+        .patch()
+        .ifPresent(patch -> response.put("patchType", "JSONPatch").put("patch", patch.json()));
     if (!decision.warnings().isEmpty()) {
       ArrayNode warnings = response.putArray("warnings");
       decision.warnings().forEach(warnings::add);

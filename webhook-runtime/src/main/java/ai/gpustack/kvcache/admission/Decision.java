@@ -1,6 +1,5 @@
 package ai.gpustack.kvcache.admission;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Optional;
 
@@ -9,7 +8,7 @@ import java.util.Optional;
  * message; warnings either way.
  */
 public record Decision(
-    boolean allowed, int code, String message, List<String> warnings, Optional<JsonNode> patch) {
+    boolean allowed, int code, String message, List<String> warnings, Optional<Patch> patch) {
   public Decision {
     warnings = List.copyOf(warnings);
   }
@@ -18,7 +17,7 @@ public record Decision(
     return new Decision(true, 200, "", warnings, Optional.empty());
   }
 
-  public static Decision patch(JsonNode patch, List<String> warnings) {
+  public static Decision patch(Patch patch, List<String> warnings) {
     return new Decision(true, 200, "", warnings, Optional.of(patch));
   }
 

@@ -4,6 +4,7 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.ProblemsException;
 import ai.gpustack.kvcache.api.SpellingCheck;
@@ -21,11 +22,8 @@ import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.Launch;
 import ai.gpustack.kvcache.spi.LaunchKind;
 import ai.gpustack.kvcache.spi.Vehicle;
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,7 +53,11 @@ final class PodInjection {
   private static final String KNOWN_KEYS =
       String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonStringEncoder STRINGS = JsonStringEncoder.getInstance();
+
+  /** Where the config volume reads the client config from. */
+  private static final String CLIENT_CONFIG_FIELD =
+      "metadata.annotations['" + Keys.CLIENT_CONFIG + "']";
 
   private final EngineRegistry engines;
   private final ClusterView cluster;
@@ -170,11 +172,13 @@ final class PodInjection {
     List<String> args = strings(container.args());
     String at = "spec.containers[" + target + "]";
     FlagReader flags = e.flagReader(version);
+    List<String> argv = new ArrayList<>(command);
+    argv.addAll(args);
     for (String flag : new TreeSet<>(e.ownedFlags())) {
       scan(
           flags,
-          command,
-          args,
+          argv,
+          command.size(),
           flag,
           at,
           (o, field) ->
@@ -203,8 +207,8 @@ final class PodInjection {
     if (dtype.isPresent()) {
       scan(
           flags,
-          command,
-          args,
+          argv,
+          command.size(),
           e.dtypeFlag(),
           at,
           (o, field) ->
@@ -213,7 +217,7 @@ final class PodInjection {
                   Refusal.POD_DTYPE_FLAG.detail(quote(container.name()), o.describe(e.id()))));
     }
     String launchProgram =
-        launch(container, command, args, e, "true".equals(forwarded), at, problems);
+        launch(container, command, argv, e, "true".equals(forwarded), at, problems);
     if (dtype.isPresent() && settings.spellingCheck() != SpellingCheck.Off) {
       Optional<String> rejected = DeploymentRules.spellingVerdict(e, version, binding, engines);
       if (rejected.isPresent()) {
@@ -244,17 +248,20 @@ final class PodInjection {
             .dtype(dtype)
             .engineVersion(version)
             .build();
-    return mutate(request, container, target, e, attach, bindingName, launchProgram, warnings);
+    return mutate(
+        request, container, command, args, target, e, attach, bindingName, launchProgram, warnings);
   }
 
   /**
-   * Builds the JSON Patch directly against the request's object: appends to the target container's
-   * args, env and volumeMounts, adds the config volume and the two annotations. Nothing else can
-   * appear in it, and no round trip through the Pod model is needed.
+   * Writes the JSON Patch against the request's object: appends to the target container's args, env
+   * and volumeMounts, adds the config volume and the two annotations. Nothing else can appear in
+   * it, and no round trip through the Pod model is needed.
    */
   private Decision mutate(
       Request request,
       PodShape.Container container,
+      List<String> command,
+      List<String> args,
       int target,
       Engine engine,
       AttachmentRequest attach,
@@ -265,46 +272,11 @@ final class PodInjection {
     JsonNode targetNode = original.path("spec").path("containers").path(target);
     String at = "/spec/containers/" + target;
     CacheAttachment attachment = engine.attachment(attach);
-    List<String> args = strings(container.args());
-    List<String> rendered = engine.renderInjectedArgs(strings(container.command()), args, attach);
-    ArrayNode patch = JSON.createArrayNode();
-    ArrayNode newArgs = JSON.createArrayNode();
-    rendered.subList(args.size(), rendered.size()).forEach(newArgs::add);
-    append(patch, targetNode.path("args"), at + "/args", newArgs);
-    ArrayNode env = JSON.createArrayNode();
-    Set<String> declared = new HashSet<>();
-    orEmpty(container.env()).forEach(v -> declared.add(v.name()));
-    attachment.env().forEach(v -> env.addObject().put("name", v.name()).put("value", v.value()));
-    attachment.defaultedEnv().stream()
-        .filter(v -> !declared.contains(v.name()))
-        .forEach(v -> env.addObject().put("name", v.name()).put("value", v.value()));
-    append(patch, targetNode.path("env"), at + "/env", env);
+    List<String> rendered = engine.renderInjectedArgs(command, args, attach, attachment);
     Map<String, String> annotations = new LinkedHashMap<>();
     attachment
         .clientConfig()
-        .ifPresent(
-            config -> {
-              annotations.put(Keys.CLIENT_CONFIG, config.content());
-              ArrayNode mounts = JSON.createArrayNode();
-              mounts
-                  .addObject()
-                  .put("name", ClientConfigFile.VOLUME)
-                  .put("mountPath", config.directory())
-                  .put("readOnly", true);
-              append(patch, targetNode.path("volumeMounts"), at + "/volumeMounts", mounts);
-              ArrayNode volumes = JSON.createArrayNode();
-              ObjectNode item =
-                  volumes
-                      .addObject()
-                      .put("name", ClientConfigFile.VOLUME)
-                      .putObject("downwardAPI")
-                      .putArray("items")
-                      .addObject();
-              item.put("path", config.fileName())
-                  .putObject("fieldRef")
-                  .put("fieldPath", "metadata.annotations['" + Keys.CLIENT_CONFIG + "']");
-              append(patch, original.path("spec").path("volumes"), "/spec/volumes", volumes);
-            });
+        .ifPresent(config -> annotations.put(Keys.CLIENT_CONFIG, config.content()));
     Map<String, String> record = new LinkedHashMap<>();
     record.put("binding", binding);
     record.put("engine", engine.id());
@@ -313,33 +285,74 @@ final class PodInjection {
     record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
     record.put("launchProgram", launchProgram);
     annotations.put(Keys.INJECTED, json(record));
-    if (!original.path("metadata").path("annotations").isObject()) {
-      ObjectNode all = JSON.createObjectNode();
-      annotations.forEach(all::put);
-      patch.addObject().put("op", "add").put("path", "/metadata/annotations").set("value", all);
-    } else {
-      annotations.forEach(
-          (k, v) ->
-              patch
-                  .addObject()
-                  .put("op", "add")
-                  .put("path", "/metadata/annotations/" + pointer(k))
-                  .put("value", v));
-    }
-    return Decision.patch(patch, warnings);
+
+    PatchWriter patch = new PatchWriter();
+    patch.append(
+        targetNode.path("args"),
+        at + "/args",
+        rendered.subList(args.size(), rendered.size()).stream()
+            .map(PatchWriter.Value::string)
+            .toList());
+    Set<String> declared = new HashSet<>();
+    orEmpty(container.env()).forEach(v -> declared.add(v.name()));
+    List<PatchWriter.Value> env = new ArrayList<>();
+    attachment.env().forEach(v -> env.add(envVar(v)));
+    attachment.defaultedEnv().stream()
+        .filter(v -> !declared.contains(v.name()))
+        .forEach(v -> env.add(envVar(v)));
+    patch.append(targetNode.path("env"), at + "/env", env);
+    attachment
+        .clientConfig()
+        .ifPresent(
+            config -> {
+              patch.append(
+                  targetNode.path("volumeMounts"), at + "/volumeMounts", List.of(mount(config)));
+              patch.append(
+                  original.path("spec").path("volumes"), "/spec/volumes", List.of(volume(config)));
+            });
+    // The Pod has annotations: it names its Binding in one.
+    annotations.forEach(
+        (k, v) -> patch.add("/metadata/annotations/" + pointer(k), PatchWriter.Value.string(v)));
+    return Decision.patch(patch.finish(), warnings);
   }
 
-  /** Appends {@code values} to the array {@code existing} at {@code path}, or adds the array. */
-  private static void append(ArrayNode patch, JsonNode existing, String path, ArrayNode values) {
-    if (values.isEmpty()) {
-      return;
-    }
-    if (existing.isArray()) {
-      values.forEach(
-          v -> patch.addObject().put("op", "add").put("path", path + "/-").set("value", v));
-    } else {
-      patch.addObject().put("op", "add").put("path", path).set("value", values);
-    }
+  private static PatchWriter.Value envVar(EnvVar v) {
+    return json -> {
+      json.writeStartObject();
+      json.writeStringField("name", v.name());
+      json.writeStringField("value", v.value());
+      json.writeEndObject();
+    };
+  }
+
+  /** The target container's mount of the config volume. */
+  private static PatchWriter.Value mount(ClientConfigFile config) {
+    return json -> {
+      json.writeStartObject();
+      json.writeStringField("name", ClientConfigFile.VOLUME);
+      json.writeStringField("mountPath", config.directory());
+      json.writeBooleanField("readOnly", true);
+      json.writeEndObject();
+    };
+  }
+
+  /** The config volume: the client-config annotation, as a file, through the downward API. */
+  private static PatchWriter.Value volume(ClientConfigFile config) {
+    return json -> {
+      json.writeStartObject();
+      json.writeStringField("name", ClientConfigFile.VOLUME);
+      json.writeObjectFieldStart("downwardAPI");
+      json.writeArrayFieldStart("items");
+      json.writeStartObject();
+      json.writeStringField("path", config.fileName());
+      json.writeObjectFieldStart("fieldRef");
+      json.writeStringField("fieldPath", CLIENT_CONFIG_FIELD);
+      json.writeEndObject(); // fieldRef
+      json.writeEndObject(); // items[0]
+      json.writeEndArray(); // items
+      json.writeEndObject(); // downwardAPI
+      json.writeEndObject();
+    };
   }
 
   /** A JSON Pointer token: {@code ~} and {@code /} escaped. */
@@ -349,18 +362,25 @@ final class PodInjection {
 
   private static void vocabulary(
       Map<String, String> labels, Map<String, String> annotations, Problems problems) {
-    for (String key : new TreeSet<>(labels.keySet())) {
-      if (key.startsWith(Keys.INJECTION_PREFIX) && !key.equals(Keys.INJECT)) {
-        problems.forbidden(
-            "metadata.labels[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
+    for (String key : unknown(labels.keySet(), Set.of(Keys.INJECT))) {
+      problems.forbidden(
+          "metadata.labels[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
+    }
+    for (String key : unknown(annotations.keySet(), READ_ANNOTATIONS)) {
+      problems.forbidden(
+          "metadata.annotations[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
+    }
+  }
+
+  /** The keys under the injection prefix that are not {@code known}, sorted. */
+  private static Set<String> unknown(Set<String> keys, Set<String> known) {
+    Set<String> unknown = new TreeSet<>();
+    for (String key : keys) {
+      if (key.startsWith(Keys.INJECTION_PREFIX) && !known.contains(key)) {
+        unknown.add(key);
       }
     }
-    for (String key : new TreeSet<>(annotations.keySet())) {
-      if (key.startsWith(Keys.INJECTION_PREFIX) && !READ_ANNOTATIONS.contains(key)) {
-        problems.forbidden(
-            "metadata.annotations[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
-      }
-    }
+    return unknown;
   }
 
   private static int target(PodShape pod, String name, Problems problems) {
@@ -398,18 +418,16 @@ final class PodInjection {
   private static String launch(
       PodShape.Container container,
       List<String> command,
-      List<String> args,
+      List<String> argv,
       Engine engine,
       boolean forwarded,
       String at,
       Problems problems) {
     String name = quote(container.name());
-    if (command.isEmpty() && args.isEmpty()) {
+    if (argv.isEmpty()) {
       problems.required(at + ".command", Refusal.POD_NO_ARGV.detail(name));
       return "";
     }
-    List<String> argv = new ArrayList<>(command);
-    argv.addAll(args);
     Launch launch = command.isEmpty() ? Launch.identify(List.of()) : Launch.identify(argv);
     if (launch.kind() == LaunchKind.SHELL) {
       problems.forbidden(at + ".command", Refusal.POD_SHELL_LAUNCH.detail(name, launch.program()));
@@ -430,21 +448,19 @@ final class PodInjection {
     return launch.kind() == LaunchKind.UNKNOWN ? "(image entrypoint)" : launch.program();
   }
 
+  /** Scans {@code argv} as the engine sees it; each hit names its own field, command or args. */
   private static void scan(
       FlagReader flags,
-      List<String> command,
-      List<String> args,
+      List<String> argv,
+      int commandSize,
       String flag,
       String at,
       java.util.function.BiConsumer<FlagOccurrence, String> refuse) {
-    // Scanned as one argv, as the engine sees it, but each hit names its own field.
-    List<String> argv = new ArrayList<>(command);
-    argv.addAll(args);
     for (FlagOccurrence o : flags.find(argv, flag)) {
       String field =
-          o.index() < command.size()
+          o.index() < commandSize
               ? at + ".command[" + o.index() + "]"
-              : at + ".args[" + (o.index() - command.size()) + "]";
+              : at + ".args[" + (o.index() - commandSize) + "]";
       refuse.accept(o, field);
     }
   }
@@ -455,17 +471,29 @@ final class PodInjection {
         : String.join(", ", engines.engines().stream().map(Engine::id).toList());
   }
 
+  /** A flat JSON object of strings, in insertion order. */
   private static String json(Map<String, String> fields) {
-    try {
-      return JSON.writeValueAsString(fields);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a map of strings always serializes", e);
-    }
+    StringBuilder out = new StringBuilder(192).append('{');
+    fields.forEach(
+        (k, v) -> {
+          if (out.length() > 1) {
+            out.append(',');
+          }
+          out.append('"');
+          STRINGS.quoteAsString(k, out);
+          out.append("\":\"");
+          STRINGS.quoteAsString(v, out);
+          out.append('"');
+        });
+    return out.append('}').toString();
   }
 
   /** An argv list with null entries (which no API server stores) read as empty strings. */
   private static List<String> strings(List<String> list) {
-    return list == null ? List.of() : list.stream().map(s -> s == null ? "" : s).toList();
+    if (list == null) {
+      return List.of();
+    }
+    return list.contains(null) ? list.stream().map(s -> s == null ? "" : s).toList() : list;
   }
 
   private static <T> List<T> orEmpty(List<T> list) {

@@ -96,11 +96,13 @@ class SglangEngineTest {
 
   @Test
   void an_injected_pod_ends_with_the_dtype_after_the_defaulted_switch() {
+    AttachmentRequest request = request(Vehicle.INJECTED_POD);
     List<String> args =
         sglang.renderInjectedArgs(
             List.of("python3", "-m", "sglang.launch_server"),
             List.of("--model-path", "m"),
-            request(Vehicle.INJECTED_POD));
+            request,
+            sglang.attachment(request));
     assertThat(args)
         .containsExactly(
             "--model-path",

@@ -102,9 +102,10 @@ class VllmEngineTest {
 
   @Test
   void an_injected_pod_gets_the_connector_then_the_dtype_as_the_last_two_args() {
+    AttachmentRequest request = request(Vehicle.INJECTED_POD, RoleKind.Decode);
     List<String> args =
         vllm.renderInjectedArgs(
-            List.of("vllm"), List.of("serve"), request(Vehicle.INJECTED_POD, RoleKind.Decode));
+            List.of("vllm"), List.of("serve"), request, vllm.attachment(request));
     assertThat(args)
         .containsExactly(
             "serve",

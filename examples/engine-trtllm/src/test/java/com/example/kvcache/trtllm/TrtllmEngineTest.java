@@ -44,7 +44,9 @@ class TrtllmEngineTest {
             .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("fp8").build())
             .dtype(Dtype.of("fp8"))
             .build();
-    assertThat(engine.renderInjectedArgs(List.of("trtllm-serve"), List.of("m"), request))
+    assertThat(
+            engine.renderInjectedArgs(
+                List.of("trtllm-serve"), List.of("m"), request, engine.attachment(request)))
         .containsExactly("m", "--kv_cache_dtype", "fp8");
   }
 

@@ -83,7 +83,8 @@ final class ReviewCommand implements Callable<Integer> {
       if (patched && decision.patch().isPresent()) {
         out.println(
             JSON.writerWithDefaultPrettyPrinter()
-                .writeValueAsString(JsonPatch.apply(decision.patch().get(), parsed.object())));
+                .writeValueAsString(
+                    JsonPatch.apply(decision.patch().get().operations(), parsed.object())));
       }
       out.flush();
       return decision.allowed() ? 0 : 1;

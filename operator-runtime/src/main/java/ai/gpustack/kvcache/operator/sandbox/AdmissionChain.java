@@ -114,7 +114,7 @@ final class AdmissionChain {
       }
       warnings.addAll(d.warnings());
       if (d.patch().isPresent()) {
-        current = JsonPatch.apply(d.patch().get(), current);
+        current = JsonPatch.apply(d.patch().get().operations(), current);
       }
     }
     return new Outcome(true, current, warnings, 200, "");
