@@ -1,10 +1,13 @@
 package ai.gpustack.kvcache.api;
 
+import com.fasterxml.jackson.databind.JsonMappingException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -14,11 +17,52 @@ import java.util.stream.Collectors;
  * <p>Not thread-safe while being filled; treat it as a value once handed on.
  */
 public final class Problems {
+  private static final Pattern MISSING =
+      Pattern.compile("Cannot build \\w+, some of required attributes are not set \\[([^\\]]*)\\]");
+
   private final List<Problem> problems = new ArrayList<>();
 
   /** An empty collection to fill. */
   public static Problems create() {
     return new Problems();
+  }
+
+  /**
+   * What a failed Jackson read of an object says, at the field it failed at: each required
+   * attribute a builder missed, or the first line of the reason.
+   */
+  public static Problems ofReadFailure(Throwable failure) {
+    JsonMappingException mapping = null;
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof JsonMappingException m) {
+        mapping = m;
+      }
+    }
+    Problems problems = create();
+    if (mapping == null) {
+      return problems.invalid("object", null, firstLine(failure.getMessage()));
+    }
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference ref : mapping.getPath()) {
+      if (ref.getFieldName() != null) {
+        path.append(path.length() == 0 ? "" : ".").append(ref.getFieldName());
+      } else if (ref.getIndex() >= 0) {
+        path.append('[').append(ref.getIndex()).append(']');
+      }
+    }
+    String field = path.length() == 0 ? "object" : path.toString();
+    Matcher missing = MISSING.matcher(String.valueOf(mapping.getOriginalMessage()));
+    if (missing.find()) {
+      for (String attribute : missing.group(1).split(",\\s*")) {
+        problems.required(field + "." + attribute, "");
+      }
+      return problems;
+    }
+    return problems.invalid(field, null, firstLine(mapping.getOriginalMessage()));
+  }
+
+  private static String firstLine(String s) {
+    return String.valueOf(s).lines().findFirst().orElse("");
   }
 
   /** Runs {@code rules} on a fresh collection and throws once if any of them reported a problem. */

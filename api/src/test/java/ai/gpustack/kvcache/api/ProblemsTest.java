@@ -3,6 +3,11 @@ package ai.gpustack.kvcache.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 class ProblemsTest {
@@ -37,6 +42,32 @@ class ProblemsTest {
   @Test
   void nothing_is_thrown_when_nothing_was_found() {
     Problems.create().throwIfAny("anything");
+  }
+
+  @Test
+  void a_failed_read_is_a_problem_at_the_field_it_failed_at() {
+    assertThat(
+            readFailure(
+                "{\"domains\": [{\"blockSize\": 16, \"dtype\": \"fp8\"}, {\"blockSize\": \"x\"}]}"))
+        .singleElement(InstanceOfAssertFactories.STRING)
+        .startsWith("domains[1].blockSize: Invalid value: Cannot deserialize value of type `int`")
+        .doesNotContain("\n");
+  }
+
+  @Test
+  void a_failed_read_names_every_required_attribute_it_missed() {
+    assertThat(readFailure("{\"domains\": [{\"name\": \"a\"}]}"))
+        .containsExactly(
+            "domains[0].blockSize: Required value", "domains[0].dtype: Required value");
+  }
+
+  private static List<String> readFailure(String json) {
+    try {
+      Json.newMapper().readValue(json, new TypeReference<Map<String, List<ReuseDomain>>>() {});
+    } catch (JsonProcessingException e) {
+      return Problems.ofReadFailure(e).messages();
+    }
+    throw new AssertionError("read: " + json);
   }
 
   @Test

@@ -1,6 +1,8 @@
 package ai.gpustack.kvcache.webhook;
 
+import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,6 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -21,6 +25,7 @@ import java.util.stream.Stream;
  */
 public final class Manifests {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final Pattern MARK = Pattern.compile("line \\d+, column \\d+");
 
   private Manifests() {}
 
@@ -70,9 +75,54 @@ public final class Manifests {
       if (e instanceof UnreadableManifest u) {
         throw u;
       }
-      throw new UnreadableManifest(file + ": " + e.getMessage().lines().findFirst().orElse(""), e);
+      throw new UnreadableManifest(file + ": " + syntax(e), e);
     }
     return out;
+  }
+
+  /**
+   * A parser's complaint in one line: where, what it found, and what it was reading. SnakeYAML
+   * words it over several lines, each line of text followed by its position and a snippet of the
+   * file.
+   */
+  private static String syntax(Throwable e) {
+    JsonProcessingException parse = null;
+    for (Throwable t = e; t != null && parse == null; t = t.getCause()) {
+      if (t instanceof JsonProcessingException p) {
+        parse = p;
+      }
+    }
+    if (parse == null) {
+      return String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+    }
+    List<String> lines = String.valueOf(parse.getOriginalMessage()).lines().toList();
+    List<Integer> said = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      if (!lines.get(i).isBlank() && !Character.isWhitespace(lines.get(i).charAt(0))) {
+        said.add(i);
+      }
+    }
+    if (said.isEmpty()) {
+      return lines.isEmpty() ? "" : lines.get(0).strip();
+    }
+    int problem = said.get(said.size() - 1);
+    String where =
+        parse.getLocation() == null
+            ? ""
+            : "line "
+                + parse.getLocation().getLineNr()
+                + ", column "
+                + parse.getLocation().getColumnNr()
+                + ": ";
+    for (String line : lines.subList(problem + 1, lines.size())) {
+      Matcher mark = MARK.matcher(line);
+      if (mark.find()) {
+        where = mark.group() + ": ";
+        break;
+      }
+    }
+    String context = said.size() > 1 ? " (" + lines.get(said.get(0)) + ")" : "";
+    return where + lines.get(problem) + context;
   }
 
   /** Every object under {@code paths}, read as its kind. */
@@ -98,7 +148,10 @@ public final class Manifests {
         throw u;
       }
       throw new UnreadableManifest(
-          describe(doc) + " does not read: " + e.getMessage().lines().findFirst().orElse(""), e);
+          describe(doc)
+              + " does not read: "
+              + String.join(", ", Problems.ofReadFailure(e).messages()),
+          e);
     }
   }
 

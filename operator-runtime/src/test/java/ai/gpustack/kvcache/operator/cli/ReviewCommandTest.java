@@ -65,10 +65,19 @@ class ReviewCommandTest {
     assertThat(CliRun.of("review", file("missing.yaml")).exitCode()).isEqualTo(2);
     CliRun broken = CliRun.of("review", file("broken.yaml"));
     assertThat(broken.exitCode()).isEqualTo(2);
-    assertThat(broken.err()).startsWith("kvcache review: ").contains("broken.yaml");
+    assertThat(broken.err())
+        .startsWith("kvcache review: ")
+        .contains("broken.yaml: line 2, column 1: expected ',' or ']', but got <stream end>")
+        .hasLineCount(1);
     CliRun two = CliRun.of("review", file("cluster.yaml"));
     assertThat(two.exitCode()).isEqualTo(2);
     assertThat(two.err()).contains("holds 2 objects; a request is one");
+    CliRun mistyped = CliRun.of("review", "-f", file("mistyped-state.yaml"), file("pod.yaml"));
+    assertThat(mistyped.exitCode()).isEqualTo(2);
+    assertThat(mistyped.err())
+        .contains(
+            "KVCachePoolBinding cache does not read: spec.domain.blockSize: Invalid value: Cannot"
+                + " deserialize value of type `int` from String \"sixteen\"");
     CliRun update = CliRun.of("review", "--operation", "UPDATE", file("pod.yaml"));
     assertThat(update.exitCode()).isEqualTo(2);
     assertThat(update.err()).contains("an UPDATE needs the stored object: --old FILE");
