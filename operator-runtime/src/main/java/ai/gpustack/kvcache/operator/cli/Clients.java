@@ -4,10 +4,14 @@ import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
 
 /**
  * The one way the tools build a client: a kubeconfig file, or the usual discovery (in-cluster too).
@@ -28,6 +32,42 @@ final class Clients {
 
   static KubernetesClient create(Path kubeconfig) {
     return build(config(kubeconfig));
+  }
+
+  /**
+   * Why {@code client} could not read its cluster, in one line: the server's address and either the
+   * API server's refusal ({@code HTTP 403 Forbidden: ...}) or the connection's failure ({@code
+   * ConnectException (UnresolvedAddressException)}).
+   */
+  static String unreachable(KubernetesClient client, KubernetesClientException e) {
+    List<String> causes = new ArrayList<>();
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof KubernetesClientException k && k.getStatus() != null) {
+        causes =
+            List.of(
+                "HTTP "
+                    + k.getCode()
+                    + " "
+                    + k.getStatus().getReason()
+                    + ": "
+                    + k.getStatus().getMessage());
+        break;
+      }
+      if (!(t instanceof KubernetesClientException) && !(t instanceof CompletionException)) {
+        String message = String.valueOf(t.getMessage()).lines().findFirst().orElse("").strip();
+        causes.add(
+            t.getClass().getSimpleName()
+                + (t.getMessage() == null || message.isEmpty() ? "" : ": " + message));
+      }
+    }
+    String why =
+        causes.isEmpty()
+            ? String.valueOf(e.getMessage()).lines().findFirst().orElse("")
+            : causes.get(0)
+                + (causes.size() > 1
+                    ? " (" + String.join(", ", causes.subList(1, causes.size())) + ")"
+                    : "");
+    return "cannot read the cluster at " + client.getMasterUrl() + ": " + why;
   }
 
   private static Config config(Path kubeconfig) {

@@ -9,7 +9,9 @@ import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +32,8 @@ import picocli.CommandLine.Option;
       "Runs the reference operator against a cluster (kubeconfig, or in-cluster), with leader"
           + " election on a Lease in gpustack-system, health and metrics on --health-listen, and"
           + " the admission webhook in the same process unless --no-webhook.",
-      "Exit codes: 0 stopped by a signal; 2 bad arguments or unreadable certificate."
+      "Exit codes: 0 stopped by a signal; 1 the cluster could not be read at start; 2 bad"
+          + " arguments, an unreadable kubeconfig or certificate."
     })
 final class RunCommand implements Callable<Integer> {
   @Option(
@@ -113,8 +116,15 @@ final class RunCommand implements Callable<Integer> {
                 .orElse(InetAddress.getLocalHost().getHostName());
     PrometheusMeterRegistry registry = Metrics.registry();
     EngineRegistry engines = EngineRegistry.load();
+    KubernetesClient client;
+    try {
+      client = Clients.create(kubeconfig);
+    } catch (UncheckedIOException e) {
+      spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
+      return 2;
+    }
     CountDownLatch stop = new CountDownLatch(1);
-    try (KubernetesClient client = Clients.create(kubeconfig);
+    try (client;
         CertificateKeeper keeper =
             noWebhook || !selfSigned
                 ? null
@@ -160,6 +170,9 @@ final class RunCommand implements Callable<Integer> {
         webhook.close();
         view.close();
       }
+    } catch (KubernetesClientException e) {
+      spec.commandLine().getErr().println("kvcache run: " + Clients.unreachable(client, e));
+      return 1;
     }
     return 0;
   }

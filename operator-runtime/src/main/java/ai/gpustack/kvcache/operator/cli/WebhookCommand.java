@@ -7,6 +7,8 @@ import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -21,7 +23,8 @@ import picocli.CommandLine.Option;
     description = {
       "Serves the admission webhook alone over HTTPS, reading cluster state through informers"
           + " (kubeconfig, or in-cluster). The certificate and key are re-read when they change.",
-      "Exit codes: 0 stopped by a signal; 2 bad arguments or unreadable certificate."
+      "Exit codes: 0 stopped by a signal; 1 the cluster could not be read at start; 2 bad"
+          + " arguments, an unreadable kubeconfig or certificate."
     })
 final class WebhookCommand implements Callable<Integer> {
   @Option(names = "--tls-cert", required = true, description = "PEM certificate (chain) file.")
@@ -52,8 +55,15 @@ final class WebhookCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("kvcache webhook: " + e.getMessage());
       return 2;
     }
+    KubernetesClient client;
+    try {
+      client = Clients.create(kubeconfig);
+    } catch (UncheckedIOException e) {
+      spec.commandLine().getErr().println("kvcache webhook: " + e.getMessage());
+      return 2;
+    }
     CountDownLatch stop = new CountDownLatch(1);
-    try (KubernetesClient client = Clients.create(kubeconfig);
+    try (client;
         InformerClusterView view = InformerClusterView.start(client);
         WebhookServer server =
             WebhookServer.start(
@@ -71,6 +81,9 @@ final class WebhookCommand implements Callable<Integer> {
                   + ":"
                   + server.address().getPort());
       stop.await();
+    } catch (KubernetesClientException e) {
+      spec.commandLine().getErr().println("kvcache webhook: " + Clients.unreachable(client, e));
+      return 1;
     }
     return 0;
   }
