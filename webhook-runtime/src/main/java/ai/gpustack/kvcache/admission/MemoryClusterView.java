@@ -41,21 +41,6 @@ public final class MemoryClusterView implements ClusterView {
     this.settings = Settings.effective(rawSettings);
   }
 
-  private static MemoryClusterView view(Collection<? extends HasMetadata> objects) {
-    Map<String, String> raw = new HashMap<>();
-    for (Setting s : only(objects, Setting.class)) {
-      if (s.getSpec() != null) {
-        s.getSpec().value().ifPresent(v -> raw.put(s.getMetadata().getName(), v));
-      }
-    }
-    return new MemoryClusterView(
-        only(objects, KVCachePoolBinding.class),
-        only(objects, KVCachePool.class),
-        only(objects, KVCacheBackend.class),
-        only(objects, ModelDeployment.class),
-        raw);
-  }
-
   /** The same objects, with Setting {@code name} reading {@code value}, as if it were stored. */
   public MemoryClusterView withSetting(String name, String value) {
     Map<String, String> raw = new HashMap<>(rawSettings);
@@ -65,12 +50,17 @@ public final class MemoryClusterView implements ClusterView {
 
   /** A view of {@code objects}. */
   public static MemoryClusterView of(Collection<? extends HasMetadata> objects) {
-    return view(objects);
+    return new MemoryClusterView(
+        only(objects, KVCachePoolBinding.class),
+        only(objects, KVCachePool.class),
+        only(objects, KVCacheBackend.class),
+        only(objects, ModelDeployment.class),
+        Setting.values(only(objects, Setting.class).stream()));
   }
 
   /** A view of {@code objects}. */
   public static MemoryClusterView of(HasMetadata... objects) {
-    return view(List.of(objects));
+    return of(List.of(objects));
   }
 
   private static <T> List<T> only(Collection<? extends HasMetadata> objects, Class<T> type) {

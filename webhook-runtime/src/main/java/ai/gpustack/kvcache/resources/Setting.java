@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
 
 /** One entry of the fixed Setting catalog, in namespace gpustack-system. */
 @Group("gpustack.ai")
@@ -24,4 +27,13 @@ import io.fabric8.kubernetes.model.annotation.Version;
     type = AdditionalPrinterColumn.Type.DATE)
 public class Setting extends CustomResource<SettingSpec, SettingStatus> implements Namespaced {
   private static final long serialVersionUID = 1L;
+
+  /** The values {@code settings} hold, by name; a Setting without a value is left out. */
+  public static Map<String, String> values(Stream<? extends Setting> settings) {
+    Map<String, String> values = new HashMap<>();
+    settings
+        .filter(s -> s.getSpec() != null)
+        .forEach(s -> s.getSpec().value().ifPresent(v -> values.put(s.getMetadata().getName(), v)));
+    return values;
+  }
 }

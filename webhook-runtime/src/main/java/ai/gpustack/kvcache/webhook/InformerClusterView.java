@@ -11,9 +11,7 @@ import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** A {@link ClusterView} over informers: reads never leave the process. */
@@ -72,13 +70,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   @Override
   public EffectiveSettings settings() {
-    Map<String, String> raw = new HashMap<>();
-    for (Setting s : settings.getStore().list()) {
-      if (s.getSpec() != null) {
-        s.getSpec().value().ifPresent(v -> raw.put(s.getMetadata().getName(), v));
-      }
-    }
-    return Settings.effective(raw);
+    return Settings.effective(Setting.values(settings.getStore().list().stream()));
   }
 
   @Override

@@ -12,9 +12,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** A {@link ClusterView} over one controller's own informer caches. */
@@ -69,10 +67,7 @@ final class CacheView implements ClusterView {
 
   @Override
   public EffectiveSettings settings() {
-    Map<String, String> raw = new HashMap<>();
-    source(Setting.class)
-        .list(Settings.NAMESPACE, s -> s.getSpec() != null)
-        .forEach(s -> s.getSpec().value().ifPresent(v -> raw.put(s.getMetadata().getName(), v)));
-    return Settings.effective(raw);
+    return Settings.effective(
+        Setting.values(source(Setting.class).list(Settings.NAMESPACE, s -> true)));
   }
 }
