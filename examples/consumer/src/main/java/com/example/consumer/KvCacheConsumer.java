@@ -3,7 +3,7 @@ package com.example.consumer;
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Handler;
-import ai.gpustack.kvcache.admission.MemoryClusterView;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;

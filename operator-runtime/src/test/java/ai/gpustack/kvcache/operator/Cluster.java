@@ -2,11 +2,11 @@ package ai.gpustack.kvcache.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.operator.reconcile.Pods;
-import ai.gpustack.kvcache.operator.sandbox.Kubelet;
-import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
+import ai.gpustack.kvcache.sandbox.Kubelet;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

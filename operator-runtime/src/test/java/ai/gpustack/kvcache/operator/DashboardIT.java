@@ -3,8 +3,8 @@ package ai.gpustack.kvcache.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.admission.Admission;
-import ai.gpustack.kvcache.admission.MemoryClusterView;
-import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.TestCertificates;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.Settings;
-import ai.gpustack.kvcache.operator.reconcile.Pods;
-import ai.gpustack.kvcache.operator.sandbox.Kubelet;
-import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
+import ai.gpustack.kvcache.sandbox.Kubelet;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;

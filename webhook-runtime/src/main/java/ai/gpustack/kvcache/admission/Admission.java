@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.admission;
 import ai.gpustack.kvcache.api.Json;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.ProblemsException;
+import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;

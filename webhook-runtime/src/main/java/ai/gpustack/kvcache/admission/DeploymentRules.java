@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.api.ModelDeploymentSpec;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.DtypeVerdict;

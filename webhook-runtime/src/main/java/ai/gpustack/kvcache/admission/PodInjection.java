@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.ProblemsException;
 import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;

@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.admission;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.Quantities;
 import java.util.List;
 import java.util.regex.Pattern;
 

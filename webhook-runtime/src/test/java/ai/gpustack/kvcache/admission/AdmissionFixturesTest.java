@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.AdmissionException;
 import ai.gpustack.kvcache.admission.Handler;
-import ai.gpustack.kvcache.admission.MemoryClusterView;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

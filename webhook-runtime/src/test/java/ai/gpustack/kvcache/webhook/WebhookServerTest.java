@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.gpustack.kvcache.admission.Admission;
-import ai.gpustack.kvcache.admission.MemoryClusterView;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;

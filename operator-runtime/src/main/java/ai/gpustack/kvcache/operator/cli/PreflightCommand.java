@@ -1,11 +1,11 @@
 package ai.gpustack.kvcache.operator.cli;
 
+import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.operator.preflight.Inventory;
 import ai.gpustack.kvcache.operator.preflight.Preflight;
 import ai.gpustack.kvcache.operator.preflight.Report;
 import ai.gpustack.kvcache.operator.preflight.ReportTable;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.webhook.Manifests;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,15 +1,15 @@
 package ai.gpustack.kvcache.operator.cli;
 
-import ai.gpustack.kvcache.admission.MemoryClusterView;
 import ai.gpustack.kvcache.api.SettingDefinition;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.cluster.Manifests;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.webhook.Manifests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;

@@ -1,11 +1,11 @@
 package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.admission.Admission;
+import ai.gpustack.kvcache.cluster.InformerClusterView;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
 import ai.gpustack.kvcache.operator.Metrics;
 import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.webhook.InformerClusterView;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;

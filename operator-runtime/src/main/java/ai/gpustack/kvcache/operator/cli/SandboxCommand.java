@@ -1,6 +1,5 @@
 package ai.gpustack.kvcache.operator.cli;
 
-import ai.gpustack.kvcache.operator.sandbox.Sandbox;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Files;

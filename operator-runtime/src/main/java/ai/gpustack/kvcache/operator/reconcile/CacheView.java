@@ -1,8 +1,8 @@
 package ai.gpustack.kvcache.operator.reconcile;
 
-import ai.gpustack.kvcache.admission.ClusterView;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;

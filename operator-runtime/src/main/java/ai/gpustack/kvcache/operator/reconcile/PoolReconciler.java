@@ -2,7 +2,6 @@ package ai.gpustack.kvcache.operator.reconcile;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
-import ai.gpustack.kvcache.admission.Quantities;
 import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.KVCachePoolStatus;
 import ai.gpustack.kvcache.api.NamespacedName;
@@ -12,6 +11,7 @@ import ai.gpustack.kvcache.operator.render.Conditions;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Quantities;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;

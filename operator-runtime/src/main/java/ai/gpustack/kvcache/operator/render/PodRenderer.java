@@ -2,7 +2,6 @@ package ai.gpustack.kvcache.operator.render;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
-import ai.gpustack.kvcache.admission.ClusterView;
 import ai.gpustack.kvcache.admission.DeploymentRules;
 import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.ContainerPort;
@@ -15,6 +14,7 @@ import ai.gpustack.kvcache.api.ModelDeploymentSpec;
 import ai.gpustack.kvcache.api.ProblemsException;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;

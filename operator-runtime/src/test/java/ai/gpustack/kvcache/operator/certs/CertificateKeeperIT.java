@@ -3,7 +3,7 @@ package ai.gpustack.kvcache.operator.certs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.Settings;
-import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.WebhookConfigurations;
 import io.fabric8.kubernetes.api.model.Secret;

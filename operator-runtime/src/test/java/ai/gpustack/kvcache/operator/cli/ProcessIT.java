@@ -3,10 +3,10 @@ package ai.gpustack.kvcache.operator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.operator.TestObjects;
-import ai.gpustack.kvcache.operator.sandbox.Kubelet;
-import ai.gpustack.kvcache.operator.sandbox.SandboxServer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.sandbox.Kubelet;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.TestCertificates;
 import java.io.IOException;

@@ -3,14 +3,14 @@ package ai.gpustack.kvcache.operator.render;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ai.gpustack.kvcache.admission.MemoryClusterView;
 import ai.gpustack.kvcache.api.Condition;
-import ai.gpustack.kvcache.operator.reconcile.Pods;
+import ai.gpustack.kvcache.cluster.Manifests;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.webhook.Manifests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.nio.file.Path;

@@ -1,0 +1,30 @@
+package ai.gpustack.kvcache.cluster;
+
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The cluster state the rules read, read-only. The webhook backs it with informers, tests with
+ * memory, the CLI with manifest files. Implementations are thread-safe.
+ */
+public interface ClusterView {
+  Optional<KVCachePoolBinding> binding(String namespace, String name);
+
+  /** Every Binding in every namespace. */
+  List<KVCachePoolBinding> bindings();
+
+  Optional<KVCachePool> pool(String name);
+
+  Optional<KVCacheBackend> backend(String name);
+
+  /** The deployments of one namespace. */
+  List<ModelDeployment> modelDeployments(String namespace);
+
+  /** The Settings in force, read with their rules. */
+  EffectiveSettings settings();
+}

@@ -1,0 +1,35 @@
+package ai.gpustack.kvcache.resources;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Optional;
+
+/** What the operator reads off a replica; the sandbox's kubelet and preflight read the same. */
+public final class Pods {
+  private Pods() {}
+
+  /** Running, Ready and not being deleted: a replica that serves. */
+  public static boolean ready(Pod pod) {
+    return pod.getMetadata().getDeletionTimestamp() == null
+        && pod.getStatus() != null
+        && pod.getStatus().getConditions() != null
+        && pod.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  public static Optional<String> hash(Pod pod) {
+    return Optional.ofNullable(pod.getMetadata().getAnnotations())
+        .map(a -> a.get(Keys.POD_SPEC_HASH));
+  }
+
+  public static int ordinal(Pod pod) {
+    try {
+      return Integer.parseInt(pod.getMetadata().getLabels().getOrDefault(Keys.POD_ORDINAL, "-1"));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  public static String role(Pod pod) {
+    return pod.getMetadata().getLabels().getOrDefault(Keys.COMPONENT, "");
+  }
+}

@@ -1,0 +1,369 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import ai.gpustack.kvcache.api.Condition;
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.cluster.Manifests;
+import ai.gpustack.kvcache.operator.KvCacheOperator;
+import ai.gpustack.kvcache.operator.reconcile.Events;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Setting;
+import ai.gpustack.kvcache.sandbox.Kubelet;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The main job without a cluster: the embedded API server, the reference operator, the admission
+ * chain and a stand-in kubelet, driven through the examples' manifests, telling a person what
+ * happened at each step.
+ */
+public final class Sandbox implements AutoCloseable {
+  static final List<String> EXAMPLES =
+      List.of(
+          "00-backend.yaml",
+          "01-pool.yaml",
+          "02-bindings.yaml",
+          "03-deployments.yaml",
+          "04-refused.yaml",
+          "05-injected.yaml");
+  static final String NAMESPACE = "team-a";
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private final SandboxServer server;
+  private final KvCacheOperator operator;
+  private final Kubelet kubelet;
+  private final PrintWriter out;
+
+  private Sandbox(
+      SandboxServer server, KvCacheOperator operator, Kubelet kubelet, PrintWriter out) {
+    this.server = server;
+    this.operator = operator;
+    this.kubelet = kubelet;
+    this.out = out;
+  }
+
+  /** Starts the server, the operator and the kubelet on {@code port} (0: any free one). */
+  public static Sandbox start(EngineRegistry engines, int port, PrintWriter out) {
+    SandboxServer server = SandboxServer.start(engines, port);
+    KubernetesClient client = server.client();
+    KvCacheOperator operator =
+        KvCacheOperator.start(
+            client,
+            engines,
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+            new KvCacheOperator.Options(
+                Optional.of("sandbox-operator"),
+                Duration.ofSeconds(15),
+                Optional.empty(),
+                Map.of(),
+                Clock.systemUTC()));
+    return new Sandbox(server, operator, new Kubelet(client, Duration.ofMillis(300)), out);
+  }
+
+  public SandboxServer server() {
+    return server;
+  }
+
+  public KubernetesClient client() {
+    return server.client();
+  }
+
+  /** Applies every example; refusals are reported, not thrown. */
+  public void applyExamples() {
+    section("Applying examples/sandbox (every write passes the admission chain)");
+    for (String file : EXAMPLES) {
+      for (JsonNode doc : examples(file)) {
+        apply(doc);
+      }
+    }
+  }
+
+  private List<JsonNode> examples(String file) {
+    try (InputStream in = Sandbox.class.getResourceAsStream("/examples/sandbox/" + file);
+        MappingIterator<JsonNode> docs = YAML.readerFor(JsonNode.class).readValues(in)) {
+      return docs.readAll().stream().filter(d -> d != null && d.has("kind")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void apply(JsonNode doc) {
+    HasMetadata object = Manifests.object(KvCacheSerialization.create(), doc);
+    String what = object.getKind() + " " + path(object);
+    try {
+      client().resource(object).create();
+      out.println("  created  " + what);
+      if (object instanceof Deployment d) {
+        replicaSet(d);
+      }
+    } catch (KubernetesClientException e) {
+      out.println("  REFUSED  " + what);
+      out.println("           " + message(e));
+    }
+  }
+
+  /** What a ReplicaSet would do for {@code deployment}: create its Pods, or report FailedCreate. */
+  private void replicaSet(Deployment deployment) {
+    for (int i = 0; i < deployment.getSpec().getReplicas(); i++) {
+      Pod pod =
+          new PodBuilder()
+              .withMetadata(deployment.getSpec().getTemplate().getMetadata())
+              .editMetadata()
+              .withName(deployment.getMetadata().getName() + "-" + i)
+              .withNamespace(deployment.getMetadata().getNamespace())
+              .withOwnerReferences(
+                  new OwnerReferenceBuilder()
+                      .withApiVersion("apps/v1")
+                      .withKind("Deployment")
+                      .withName(deployment.getMetadata().getName())
+                      .withUid(deployment.getMetadata().getUid())
+                      .withController(true)
+                      .build())
+              .endMetadata()
+              .withSpec(deployment.getSpec().getTemplate().getSpec())
+              .build();
+      try {
+        Pod created = client().resource(pod).create();
+        out.println(
+            "  created  Pod "
+                + path(created)
+                + " (from Deployment "
+                + deployment.getMetadata().getName()
+                + ")");
+      } catch (KubernetesClientException e) {
+        out.println(
+            "  REFUSED  Pod "
+                + path(pod)
+                + " -> Deployment "
+                + deployment.getMetadata().getName()
+                + " reports FailedCreate");
+        out.println("           " + message(e));
+        new Events(client(), "replicaset-controller")
+            .warning(deployment, "FailedCreate", "Error creating: " + message(e));
+      }
+    }
+  }
+
+  /**
+   * Waits until every deployment is Ready or Held and matches its render; returns whether it did.
+   */
+  public boolean awaitSettled() {
+    return await(
+        () -> {
+          List<ModelDeployment> mds =
+              client().resources(ModelDeployment.class).inAnyNamespace().list().getItems();
+          return mds.stream()
+              .allMatch(
+                  md ->
+                      md.getStatus() != null
+                          && md.getStatus()
+                              .observedGeneration()
+                              .equals(Optional.ofNullable(md.getMetadata().getGeneration()))
+                          && md.getStatus()
+                              .phase()
+                              .map(p -> p.equals("Ready") || p.equals("Held"))
+                              .orElse(false));
+        });
+  }
+
+  /** Sets the ownership Setting and waits for every attached deployment to roll. */
+  public void flip(boolean owned) {
+    section("Setting " + Settings.KV_CACHE_DTYPE_OWNED.name() + " to \"" + owned + "\"");
+    client()
+        .resources(Setting.class)
+        .inNamespace(Settings.NAMESPACE)
+        .withName(Settings.KV_CACHE_DTYPE_OWNED.name())
+        .edit(
+            s -> {
+              s.setSpec(
+                  ai.gpustack.kvcache.api.SettingSpec.builder()
+                      .value(Boolean.toString(owned))
+                      .build());
+              return s;
+            });
+    await(
+        () -> {
+          List<String> held =
+              client()
+                  .resources(ModelDeployment.class)
+                  .inNamespace(NAMESPACE)
+                  .list()
+                  .getItems()
+                  .stream()
+                  .filter(
+                      md ->
+                          md.getStatus() != null
+                              && md.getStatus().phase().filter("Held"::equals).isPresent())
+                  .map(md -> md.getMetadata().getName())
+                  .toList();
+          return pods().stream()
+              .filter(p -> !held.contains(p.getMetadata().getLabels().get(Keys.INSTANCE)))
+              .allMatch(p -> dtypeRendered(p) == owned || !attached(p));
+        });
+    awaitSettled();
+  }
+
+  private static boolean attached(Pod pod) {
+    return pod.getMetadata().getAnnotations() != null
+            && pod.getMetadata().getAnnotations().containsKey(Keys.CLIENT_CONFIG)
+        || pod.getSpec().getContainers().get(0).getCommand().contains("--hicache-storage-backend");
+  }
+
+  private static boolean dtypeRendered(Pod pod) {
+    return pod.getSpec().getContainers().get(0).getCommand().contains("--kv-cache-dtype");
+  }
+
+  /** Creates {@code file}'s documents again (after a Setting flip changed what admission says). */
+  public void reapply(String file, String why) {
+    section(why);
+    examples(file).forEach(this::apply);
+  }
+
+  public void report() {
+    section("Replicas (container main's command; the Binding's dtype in [brackets])");
+    for (Pod pod : pods()) {
+      List<String> command = pod.getSpec().getContainers().get(0).getCommand();
+      out.println("  " + pod.getMetadata().getName() + "  " + highlight(command));
+    }
+    for (Pod pod :
+        client().pods().inNamespace(NAMESPACE).withLabel(Keys.INJECT, "true").list().getItems()) {
+      out.println(
+          "  "
+              + pod.getMetadata().getName()
+              + " (injected)  "
+              + String.join(" ", pod.getSpec().getContainers().get(0).getCommand())
+              + " "
+              + highlight(pod.getSpec().getContainers().get(0).getArgs()));
+    }
+    section("Conditions");
+    for (ModelDeployment md :
+        client().resources(ModelDeployment.class).inNamespace(NAMESPACE).list().getItems()) {
+      out.println(
+          "  ModelDeployment "
+              + md.getMetadata().getName()
+              + "  phase "
+              + md.getStatus().phase().orElse("?"));
+      md.getStatus().conditions().forEach(c -> out.println("    " + condition(c)));
+    }
+    for (KVCachePoolBinding b :
+        client().resources(KVCachePoolBinding.class).inNamespace(NAMESPACE).list().getItems()) {
+      out.println(
+          "  KVCachePoolBinding "
+              + b.getMetadata().getName()
+              + "  dtype "
+              + b.getSpec().domain().dtype()
+              + "  phase "
+              + (b.getStatus() == null ? "?" : b.getStatus().phase().orElse("?"))
+              + "  usedBy "
+              + (b.getStatus() == null
+                  ? "[]"
+                  : b.getStatus().usedBy().stream().map(r -> r.display()).toList()));
+    }
+    out.flush();
+  }
+
+  public List<Pod> pods() {
+    return client()
+        .pods()
+        .inNamespace(NAMESPACE)
+        .withLabel(Keys.MANAGED_BY, "kvcache-operator")
+        .list()
+        .getItems()
+        .stream()
+        .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+        .toList();
+  }
+
+  private static String condition(Condition c) {
+    return c.type()
+        + "="
+        + c.status()
+        + " "
+        + c.reason().orElse("")
+        + ": "
+        + c.message().orElse("");
+  }
+
+  private static String highlight(List<String> argv) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < argv.size(); i++) {
+      if (argv.get(i).equals("--kv-cache-dtype") && i + 1 < argv.size()) {
+        out.add("[--kv-cache-dtype " + argv.get(++i) + "]");
+      } else {
+        out.add(argv.get(i));
+      }
+    }
+    return String.join(" ", out);
+  }
+
+  private void section(String title) {
+    out.println();
+    out.println("== " + title);
+    out.flush();
+  }
+
+  static String message(KubernetesClientException e) {
+    return e.getStatus() != null && e.getStatus().getMessage() != null
+        ? e.getStatus().getMessage()
+        : e.getMessage();
+  }
+
+  private static String path(HasMetadata o) {
+    return o.getMetadata().getNamespace() == null
+        ? o.getMetadata().getName()
+        : o.getMetadata().getNamespace() + "/" + o.getMetadata().getName();
+  }
+
+  private static boolean await(BooleanSupplier done) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        if (done.getAsBoolean()) {
+          return true;
+        }
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      } catch (KubernetesClientException e) {
+        // A transient read failure: look again.
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void close() {
+    kubelet.close();
+    operator.close();
+    server.close();
+  }
+}

@@ -1,0 +1,137 @@
+package ai.gpustack.kvcache.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
+import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Writes to the sandbox's API server obey the API server's concurrency rules. */
+class SandboxWritesIT {
+  private static final String STORE =
+      """
+      apiVersion: worker.gpustack.ai/v1
+      kind: KVCacheBackend
+      metadata: {name: mooncake}
+      spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
+      ---
+      apiVersion: worker.gpustack.ai/v1
+      kind: KVCachePool
+      metadata: {name: shared}
+      spec: {backends: [mooncake], quota: {total: 4Ti}}
+      ---
+      apiVersion: worker.gpustack.ai/v1
+      kind: KVCachePoolBinding
+      metadata: {name: chat, namespace: ns}
+      spec: {poolRef: {name: shared}, domain: {name: chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
+      """;
+
+  SandboxServer server;
+  KubernetesClient client;
+
+  @BeforeEach
+  void start() {
+    server = SandboxServer.start(EngineRegistry.load(), 0);
+    client = server.client();
+    for (String doc : STORE.split("(?m)^---$")) {
+      client.resource(client.getKubernetesSerialization().<HasMetadata>unmarshal(doc)).create();
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  KVCachePoolBinding chat() {
+    return client.resources(KVCachePoolBinding.class).inNamespace("ns").withName("chat").get();
+  }
+
+  /** Applies a JSON Patch to Binding ns/chat's status, as the operator's claims do. */
+  KVCachePoolBinding patchChatStatus(String jsonPatch) {
+    return client
+        .resources(KVCachePoolBinding.class)
+        .inNamespace("ns")
+        .withName("chat")
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), jsonPatch);
+  }
+
+  @Test
+  void a_put_with_a_stale_resource_version_is_a_conflict() {
+    KVCachePoolBinding first = chat();
+    KVCachePoolBinding second = chat();
+    first.setStatus(KVCachePoolBindingStatus.builder().phase("Bound").build());
+    client.resource(first).updateStatus();
+    second.setStatus(KVCachePoolBindingStatus.builder().phase("Lost").build());
+    assertThatThrownBy(() -> client.resource(second).updateStatus())
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409))
+        .hasMessageContaining("the object has been modified");
+    assertThat(chat().getStatus().phase()).contains("Bound");
+  }
+
+  @Test
+  void concurrent_json_patch_appends_to_a_status_list_all_land() throws Exception {
+    KVCachePoolBinding binding = chat();
+    binding.setStatus(KVCachePoolBindingStatus.builder().build().withUsedBy(List.of()));
+    client.resource(binding).updateStatus();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<KVCachePoolBinding>> writes =
+          java.util.stream.IntStream.range(0, 40)
+              .mapToObj(
+                  i ->
+                      pool.submit(
+                          () ->
+                              patchChatStatus(
+                                  "[{\"op\":\"add\",\"path\":\"/status/usedBy/-\",\"value\":"
+                                      + "{\"kind\":\"ModelDeployment\",\"namespace\":\"\","
+                                      + "\"name\":\"md-"
+                                      + i
+                                      + "\"}}]")))
+              .toList();
+      for (Future<KVCachePoolBinding> w : writes) {
+        w.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(chat().getStatus().usedBy())
+        .hasSize(40)
+        .contains(WorkloadRef.of("ModelDeployment", "", "md-0"))
+        .contains(WorkloadRef.of("ModelDeployment", "", "md-39"));
+  }
+
+  @Test
+  void a_failed_json_patch_test_changes_nothing() {
+    KVCachePoolBinding binding = chat();
+    binding.setStatus(
+        KVCachePoolBindingStatus.builder()
+            .build()
+            .withUsedBy(List.of(WorkloadRef.of("ModelDeployment", "", "a"))));
+    client.resource(binding).updateStatus();
+    assertThatThrownBy(
+            () ->
+                patchChatStatus(
+                    "[{\"op\":\"test\",\"path\":\"/status/usedBy/0/name\",\"value\":\"b\"},"
+                        + "{\"op\":\"remove\",\"path\":\"/status/usedBy/0\"}]"))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422));
+    assertThat(chat().getStatus().usedBy()).hasSize(1);
+  }
+}

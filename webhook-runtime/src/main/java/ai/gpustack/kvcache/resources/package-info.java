@@ -1,6 +1,0 @@
-/**
- * The custom resources as fabric8 {@code CustomResource} classes over the immutable specs and
- * statuses of {@code ai.gpustack.kvcache.api}, the one serialization that reads and writes them,
- * and the label and annotation keys the system uses.
- */
-package ai.gpustack.kvcache.resources;
