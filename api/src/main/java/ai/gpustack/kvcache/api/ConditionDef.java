@@ -39,13 +39,4 @@ interface ConditionDef {
   default boolean isTrue() {
     return TRUE.equals(status());
   }
-
-  /** Whether this and {@code other} say the same thing, ignoring when they were said. */
-  default boolean sameAs(Condition other) {
-    return type().equals(other.type())
-        && status().equals(other.status())
-        && reason().equals(other.reason())
-        && message().equals(other.message())
-        && observedGeneration().equals(other.observedGeneration());
-  }
 }

@@ -22,11 +22,6 @@ abstract class DtypeDef {
   @Value.Parameter
   public abstract String value();
 
-  /** Whether this is {@code auto}, which binds nothing. */
-  public boolean isAuto() {
-    return AUTO.equals(value());
-  }
-
   @Value.Check
   void check() {
     Problems.check("dtype " + Quoting.quote(value()), p -> check(value(), "dtype", p));

@@ -5,7 +5,8 @@ import org.immutables.value.Value;
 
 /**
  * One violation: the field path as Kubernetes writes it ({@code spec.roles[0].extraArgs[1]}), the
- * kind of error, the offending value as written, and a detail saying the rule and the fix.
+ * kind of error, the offending value as written, a detail saying the rule and the fix, and, where a
+ * rule names one, the reason a machine reads ({@code BindingNotFound}). Immutable.
  */
 @Value.Immutable
 interface ProblemDef {
@@ -16,6 +17,12 @@ interface ProblemDef {
   Optional<String> value();
 
   String detail();
+
+  /**
+   * The cause as one CamelCase word, where a rule names one: the same word the operator's
+   * conditions carry for the same cause. Not part of {@link #message()}.
+   */
+  Optional<String> reason();
 
   /** The message exactly as a Kubernetes field error prints it. */
   default String message() {

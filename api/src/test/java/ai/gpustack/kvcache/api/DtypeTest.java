@@ -33,10 +33,4 @@ class DtypeTest {
     assertThatThrownBy(() -> Dtype.of("a".repeat(33)))
         .hasMessageContaining("must be no more than 32 characters (it has 33)");
   }
-
-  @Test
-  void auto_is_recognised() {
-    assertThat(Dtype.of("auto").isAuto()).isTrue();
-    assertThat(Dtype.of("bfloat16").isAuto()).isFalse();
-  }
 }

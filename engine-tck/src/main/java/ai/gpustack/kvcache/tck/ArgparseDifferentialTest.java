@@ -12,7 +12,6 @@ import ai.gpustack.kvcache.spi.FlagOccurrence;
 import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.ManagedRole;
-import ai.gpustack.kvcache.spi.Vehicle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -98,13 +97,14 @@ public abstract class ArgparseDifferentialTest {
         cases.add(options(engine().renderCommand(role(extra, version, dtype))));
         expected.add("own");
       }
-      AttachmentRequest request = attachment(Vehicle.INJECTED_POD, version, dtype);
+      AttachmentRequest request = attachment(dtype);
       cases.add(
           options(
               engine()
                   .renderInjectedArgs(
                       List.of(),
                       List.of(target, "theirs"),
+                      version,
                       request,
                       engine().attachment(request))));
       expected.add(dtype);
@@ -256,13 +256,10 @@ public abstract class ArgparseDifferentialTest {
         .orElseThrow();
   }
 
-  private AttachmentRequest attachment(Vehicle vehicle, Optional<String> version, String dtype) {
+  private static AttachmentRequest attachment(String dtype) {
     return AttachmentRequest.builder()
-        .vehicle(vehicle)
         .clientEndpoint("master:50051")
         .domain(ReuseDomain.builder().blockSize(16).dtype(dtype).build())
-        .dtype(Dtype.of(dtype))
-        .engineVersion(version)
         .build();
   }
 
@@ -271,7 +268,7 @@ public abstract class ArgparseDifferentialTest {
         .model("org/model")
         .addAllExtraArgs(extraArgs)
         .engineVersion(version)
-        .attachment(attachment(Vehicle.OPERATOR_ROLE, version, dtype))
+        .attachment(attachment(dtype))
         .build();
   }
 

@@ -15,7 +15,6 @@ import ai.gpustack.kvcache.spi.FlagReading;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.ManagedRole;
 import ai.gpustack.kvcache.spi.ReadToken;
-import ai.gpustack.kvcache.spi.Vehicle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -64,15 +63,14 @@ public abstract class EngineContractTest {
             .orElse(Dtype.AUTO));
   }
 
-  private AttachmentRequest attachment(Vehicle vehicle, boolean withDtype) {
+  private AttachmentRequest attachment(boolean dtypeOwned) {
     return AttachmentRequest.builder()
-        .vehicle(vehicle)
         .roleKind(RoleKind.Server)
         .clientEndpoint("mooncake-master.kv.svc:50051")
         .domain(
             ReuseDomain.builder().name("team-a").blockSize(16).dtype(sampleDtype().value()).build())
         .tenant("team-a")
-        .dtype(withDtype ? Optional.of(sampleDtype()) : Optional.empty())
+        .dtypeOwned(dtypeOwned)
         .build();
   }
 
@@ -175,9 +173,7 @@ public abstract class EngineContractTest {
     @Test
     void the_dtype_pair_appears_exactly_once() {
       List<String> command =
-          engine()
-              .renderCommand(
-                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
       assertThat(Collections.indexOfSubList(command, dtypePair())).isNotNegative();
       assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(1);
     }
@@ -185,9 +181,7 @@ public abstract class EngineContractTest {
     @Test
     void the_dtype_pair_comes_after_the_base_argv_and_before_extra_args() {
       List<String> command =
-          engine()
-              .renderCommand(
-                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
       int pair = Collections.indexOfSubList(command, dtypePair());
       int extra = Collections.indexOfSubList(command, sampleExtraArgs());
       assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
@@ -199,8 +193,7 @@ public abstract class EngineContractTest {
     @Test
     void a_stored_roles_own_flag_comes_later_and_wins() {
       List<String> own = List.of(engine().dtypeFlag(), "auto");
-      List<String> command =
-          engine().renderCommand(role(own, Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+      List<String> command = engine().renderCommand(role(own, Optional.of(attachment(true))));
       assertThat(newestReader().lastValue(command, engine().dtypeFlag())).contains("auto");
       assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(2);
     }
@@ -208,9 +201,7 @@ public abstract class EngineContractTest {
     @Test
     void nothing_is_rendered_while_the_dtype_is_not_owned() {
       List<String> command =
-          engine()
-              .renderCommand(
-                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, false))));
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(false))));
       assertThat(newestReader().find(command, engine().dtypeFlag())).isEmpty();
     }
 
@@ -224,9 +215,7 @@ public abstract class EngineContractTest {
     @Test
     void the_listen_address_is_filled_once() {
       List<String> command =
-          engine()
-              .renderCommand(
-                  role(sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true))));
+          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
       for (String flag : engine().listenFlags()) {
         assertThat(newestReader().find(command, flag)).as(flag).hasSize(1);
       }
@@ -239,10 +228,15 @@ public abstract class EngineContractTest {
     @Test
     void the_args_keep_their_own_entries_first_and_end_with_the_dtype_pair() {
       List<String> args = List.of("--served-model-name", "m");
-      AttachmentRequest request = attachment(Vehicle.INJECTED_POD, true);
+      AttachmentRequest request = attachment(true);
       List<String> out =
           engine()
-              .renderInjectedArgs(List.of("launcher"), args, request, engine().attachment(request));
+              .renderInjectedArgs(
+                  List.of("launcher"),
+                  args,
+                  Optional.empty(),
+                  request,
+                  engine().attachment(request));
       assertThat(out.subList(0, args.size())).isEqualTo(args);
       assertThat(out.subList(out.size() - 2, out.size())).isEqualTo(dtypePair());
       assertThat(newestReader().find(out, engine().dtypeFlag())).hasSize(1);
@@ -250,11 +244,15 @@ public abstract class EngineContractTest {
 
     @Test
     void nothing_about_the_dtype_is_appended_while_it_is_not_owned() {
-      AttachmentRequest request = attachment(Vehicle.INJECTED_POD, false);
+      AttachmentRequest request = attachment(false);
       List<String> out =
           engine()
               .renderInjectedArgs(
-                  List.of("launcher"), List.of(), request, engine().attachment(request));
+                  List.of("launcher"),
+                  List.of(),
+                  Optional.empty(),
+                  request,
+                  engine().attachment(request));
       assertThat(newestReader().find(out, engine().dtypeFlag())).isEmpty();
     }
   }
@@ -262,7 +260,7 @@ public abstract class EngineContractTest {
   @Nested
   @DisplayName(
       "the flag reader reads every spelling the engine's parser reads as the flag, and no longer sibling")
-  class FlagReading_ {
+  class FlagSpellings {
     @Test
     void every_inventory_knows_the_dtype_flag_and_every_owned_and_listen_flag() {
       for (FlagInventory inventory : engine().flagInventories()) {
@@ -361,21 +359,13 @@ public abstract class EngineContractTest {
   class Determinism {
     @Test
     void equal_inputs_render_equal_argv_env_and_config() {
-      for (Vehicle vehicle : Vehicle.values()) {
-        assertThat(engine().attachment(attachment(vehicle, true)))
-            .isEqualTo(engine().attachment(attachment(vehicle, true)));
-      }
-      assertThat(
-              engine()
-                  .renderCommand(
-                      role(
-                          sampleExtraArgs(), Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))))
+      assertThat(engine().attachment(attachment(true)))
+          .isEqualTo(engine().attachment(attachment(true)));
+      assertThat(engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true)))))
           .isEqualTo(
               engine()
                   .renderCommand(
-                      role(
-                          new ArrayList<>(sampleExtraArgs()),
-                          Optional.of(attachment(Vehicle.OPERATOR_ROLE, true)))));
+                      role(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(true)))));
     }
   }
 

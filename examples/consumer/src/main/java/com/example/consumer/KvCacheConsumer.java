@@ -2,16 +2,14 @@ package com.example.consumer;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Decision;
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.admission.Request;
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.spi.ManagedRole;
-import ai.gpustack.kvcache.spi.Vehicle;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -35,10 +33,8 @@ public final class KvCacheConsumer {
       String engine, String model, String dtype, String clientEndpoint, List<String> extraArgs) {
     AttachmentRequest attachment =
         AttachmentRequest.builder()
-            .vehicle(Vehicle.OPERATOR_ROLE)
             .clientEndpoint(clientEndpoint)
             .domain(ReuseDomain.builder().name("shared").blockSize(16).dtype(dtype).build())
-            .dtype(Dtype.of(dtype))
             .build();
     return engines
         .resolve(engine)
@@ -55,7 +51,7 @@ public final class KvCacheConsumer {
     Admission admission = new Admission(engines, MemoryClusterView.of(cluster));
     JsonNode object = serialization.convertValue(pod, JsonNode.class);
     return admission.decide(
-        Handler.POD_INJECTION,
+        Route.POD_INJECTION,
         new Request(
             UUID.randomUUID().toString(),
             "Pod",

@@ -2,8 +2,8 @@ package ai.gpustack.kvcache.sandbox;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Decision;
-import ai.gpustack.kvcache.admission.Handler;
 import ai.gpustack.kvcache.admission.Request;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.WebhookConfigurations;
@@ -25,19 +25,19 @@ import java.util.UUID;
 /**
  * What a real API server does with a write before storing it: every matching mutating webhook in
  * order, then every matching validating webhook, as the generated webhook configurations select
- * them (rules, object and namespace selectors). The handlers are called in-process.
+ * them (rules, object and namespace selectors). The rules are called in-process.
  */
 final class AdmissionChain {
   private final EngineRegistry engines;
   private final List<Hook> hooks = new ArrayList<>();
 
-  /** One webhook of either configuration: what selects a write for it, and its handler. */
+  /** One webhook of either configuration: what selects a write for it, and its route. */
   private record Hook(
       String name,
       List<RuleWithOperations> rules,
       LabelSelector objects,
       LabelSelector namespaces,
-      Handler handler) {
+      Route route) {
     Hook(
         String name,
         List<RuleWithOperations> rules,
@@ -49,7 +49,7 @@ final class AdmissionChain {
           rules,
           objects,
           namespaces,
-          Handler.forPath(client.getService().getPath()).orElseThrow());
+          Route.forPath(client.getService().getPath()).orElseThrow());
     }
   }
 
@@ -100,7 +100,7 @@ final class AdmissionChain {
       }
       Decision d =
           admission.decide(
-              hook.handler(),
+              hook.route(),
               new Request(
                   UUID.randomUUID().toString(),
                   kind,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,24 +24,6 @@ import org.junit.jupiter.api.Test;
 
 /** Writes to the sandbox's API server obey the API server's concurrency rules. */
 class SandboxWritesIT {
-  private static final String STORE =
-      """
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCacheBackend
-      metadata: {name: mooncake}
-      spec: {connection: {external: {clientEndpoint: "master.kv.svc:50051"}}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePool
-      metadata: {name: shared}
-      spec: {backends: [mooncake], quota: {total: 4Ti}}
-      ---
-      apiVersion: worker.gpustack.ai/v1
-      kind: KVCachePoolBinding
-      metadata: {name: chat, namespace: ns}
-      spec: {poolRef: {name: shared}, domain: {name: chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
-      """;
-
   SandboxServer server;
   KubernetesClient client;
 
@@ -47,8 +31,14 @@ class SandboxWritesIT {
   void start() {
     server = SandboxServer.start(EngineRegistry.load(), 0);
     client = server.client();
-    for (String doc : STORE.split("(?m)^---$")) {
-      client.resource(client.getKubernetesSerialization().<HasMetadata>unmarshal(doc)).create();
+    // The examples' backend, pool and Bindings, which the sandbox applies too.
+    for (HasMetadata o :
+        Manifests.objects(
+            List.of(
+                Path.of("../examples/sandbox/00-backend.yaml"),
+                Path.of("../examples/sandbox/01-pool.yaml"),
+                Path.of("../examples/sandbox/02-bindings.yaml")))) {
+      client.resource(o).create();
     }
   }
 
@@ -58,14 +48,14 @@ class SandboxWritesIT {
   }
 
   KVCachePoolBinding chat() {
-    return client.resources(KVCachePoolBinding.class).inNamespace("ns").withName("chat").get();
+    return client.resources(KVCachePoolBinding.class).inNamespace("team-a").withName("chat").get();
   }
 
-  /** Applies a JSON Patch to Binding ns/chat's status, as the operator's claims do. */
+  /** Applies a JSON Patch to Binding team-a/chat's status, as the operator's claims do. */
   KVCachePoolBinding patchChatStatus(String jsonPatch) {
     return client
         .resources(KVCachePoolBinding.class)
-        .inNamespace("ns")
+        .inNamespace("team-a")
         .withName("chat")
         .subresource("status")
         .patch(PatchContext.of(PatchType.JSON), jsonPatch);

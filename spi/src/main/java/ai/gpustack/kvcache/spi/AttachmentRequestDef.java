@@ -1,35 +1,38 @@
 package ai.gpustack.kvcache.spi;
 
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
 import java.util.Optional;
 import org.immutables.value.Value;
 
-/** Everything an engine needs to render one attachment to a KV cache store. */
+/**
+ * Everything an engine needs to render one attachment to a KV cache store, whichever way it reaches
+ * the engine (a managed role's command, an injected Pod's args). Immutable; the dtype is the
+ * domain's, rendered unless {@link #dtypeOwned()} says the Setting is off.
+ */
 @Value.Immutable
 abstract class AttachmentRequestDef {
-  public abstract Vehicle vehicle();
-
+  /** The role kind, which picks the connector's role; {@code Server} for an injected Pod. */
   @Value.Default
   public RoleKind roleKind() {
     return RoleKind.Server;
   }
 
-  /** {@code host:port} of the store's master, from the pool's status. */
+  /** {@code host:port} of the store's master. */
   public abstract String clientEndpoint();
 
+  /** The reuse domain; its {@code dtype} is handed to the engine verbatim. */
   public abstract ReuseDomain domain();
 
   /** The tenant id to pass the store client; absent on a master without tenant ledgers. */
   public abstract Optional<String> tenant();
 
   /**
-   * The Binding's dtype, present while the dtype is owned; rendered verbatim as the engine's dtype
-   * flag.
+   * Whether the domain's dtype is rendered as the engine's dtype flag: true unless the Setting
+   * {@code model-deployment-kv-cache-dtype-owned} is off.
    */
-  public abstract Optional<Dtype> dtype();
-
-  /** The engine version, which selects the flag inventory; the newest when absent. */
-  public abstract Optional<String> engineVersion();
+  @Value.Default
+  public boolean dtypeOwned() {
+    return true;
+  }
 }

@@ -136,8 +136,8 @@ public interface Engine {
     Optional<CacheAttachment> attachment = role.attachment().map(this::attachment);
     attachment.ifPresent(a -> argv.addAll(a.connectorArgs()));
     role.attachment()
-        .flatMap(AttachmentRequest::dtype)
-        .ifPresent(d -> argv.addAll(List.of(dtypeFlag(), d.value())));
+        .filter(AttachmentRequest::dtypeOwned)
+        .ifPresent(a -> argv.addAll(List.of(dtypeFlag(), a.domain().dtype())));
     argv.addAll(role.extraArgs());
     attachment.ifPresent(a -> appendDefaulted(reader, argv, argv, a.defaultedArgs()));
     List<String> listen = listenFlags();
@@ -152,22 +152,26 @@ public interface Engine {
 
   /**
    * The args of an injected container: its own {@code args}, then connector args, defaulted args
-   * neither {@code command} nor {@code args} names, and the dtype pair last. {@code attachment} is
-   * {@link #attachment(AttachmentRequest) attachment(request)}: the caller needs it for the env and
-   * the config file too, and injection answers every Pod creation, so it is built once.
+   * neither {@code command} nor {@code args} names, and the dtype pair last. {@code version} is the
+   * engine's, read from the Pod. {@code attachment} is {@link #attachment(AttachmentRequest)
+   * attachment(request)}: the caller needs it for the env and the config file too, and injection
+   * answers every Pod creation, so it is built once.
    */
   default List<String> renderInjectedArgs(
       List<String> command,
       List<String> args,
+      Optional<String> version,
       AttachmentRequest request,
       CacheAttachment attachment) {
-    FlagReader reader = flagReader(request.engineVersion());
+    FlagReader reader = flagReader(version);
     List<String> out = new ArrayList<>(args);
     out.addAll(attachment.connectorArgs());
     List<String> seen = new ArrayList<>(command);
     seen.addAll(out);
     appendDefaulted(reader, seen, out, attachment.defaultedArgs());
-    request.dtype().ifPresent(d -> out.addAll(List.of(dtypeFlag(), d.value())));
+    if (request.dtypeOwned()) {
+      out.addAll(List.of(dtypeFlag(), request.domain().dtype()));
+    }
     return List.copyOf(out);
   }
 

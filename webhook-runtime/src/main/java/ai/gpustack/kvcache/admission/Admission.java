@@ -1,8 +1,7 @@
 package ai.gpustack.kvcache.admission;
 
 import ai.gpustack.kvcache.api.Json;
-import ai.gpustack.kvcache.api.Problems;
-import ai.gpustack.kvcache.api.ProblemsException;
+import ai.gpustack.kvcache.attach.AttachmentResolver;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
@@ -12,102 +11,79 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Every admission handler of the system, behind one entry point: an AdmissionReview in, an
- * AdmissionReview out. Pure and thread-safe; cluster state comes from the {@link ClusterView}.
+ * The admission webhook's logic behind one entry point: routes an AdmissionReview to its route's
+ * {@link Rule} and writes the answer. Pure and thread-safe; cluster state comes from the {@link
+ * ClusterView}. A rule that throws is a bug: the exception propagates to the caller (the webhook
+ * server logs it, counts it and refuses the review), never answered as a plausible denial.
  */
 public final class Admission {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final KubernetesSerialization serialization;
-  private final ObjectReader reader;
-  private final BindingRules bindings;
-  private final PoolRules pools;
-  private final DeploymentRules deployments;
-  private final PodInjection injection;
-  private final SettingRules settings;
+  private final Map<Route, Rule> rules = new EnumMap<>(Route.class);
 
   public Admission(EngineRegistry engines, ClusterView cluster) {
     ObjectMapper mapper = Json.newMapper();
     this.serialization = KvCacheSerialization.create(mapper);
-    this.reader = new ObjectReader(mapper);
-    this.bindings = new BindingRules(engines, cluster, reader);
-    this.pools = new PoolRules(reader);
-    this.deployments = new DeploymentRules(engines, cluster, reader);
-    this.injection = new PodInjection(engines, cluster, reader);
-    this.settings = new SettingRules(reader);
+    ObjectReader reader = new ObjectReader(mapper);
+    AttachmentResolver resolver = new AttachmentResolver(engines);
+    rules.put(Route.KV_CACHE_POOL_BINDING, new BindingRule(engines, cluster, reader));
+    rules.put(Route.KV_CACHE_POOL, new PoolRule(reader));
+    rules.put(Route.KV_CACHE_BACKEND, new BackendRule(reader));
+    rules.put(Route.MODEL_DEPLOYMENT, new DeploymentRule(engines, resolver, cluster, reader));
+    rules.put(Route.SETTING, new SettingRule(reader));
+    rules.put(Route.POD_INJECTION, new PodInjection(engines, resolver, cluster, reader));
+    rules.put(Route.POD_FREEZE, new PodFreeze(reader));
   }
 
   /**
-   * Answers a review sent to {@code handler}'s path. Throws {@link AdmissionException} when the
-   * review cannot be answered: not a review, no request, no uid, or another kind than the handler
+   * Answers a review sent to {@code route}'s path. Throws {@link AdmissionException} when the
+   * review cannot be answered: not a review, no request, no uid, or another kind than the route
    * takes.
    */
-  public JsonNode review(Handler handler, JsonNode review) {
+  public JsonNode review(Route route, JsonNode review) {
     Request request = parse(review);
-    if (!handler.kind().equals(request.kind())) {
+    if (!route.kind().equals(request.kind())) {
       throw new AdmissionException(
-          400, handler.path() + " admits " + handler.kind() + ", not " + request.kind());
+          400, route.path() + " admits " + route.kind() + ", not " + request.kind());
     }
-    return respond(request.uid(), decide(handler, request));
+    return respond(request.uid(), decide(route, request));
   }
 
-  /** Answers a typed review, choosing the handler an API server would call for its kind. */
+  /** Answers a typed review, choosing the route an API server would call for its kind. */
   public AdmissionReview review(AdmissionReview review) {
     JsonNode node = serialization.convertValue(review, JsonNode.class);
     Request request = parse(node);
-    Handler handler =
-        Handler.forKind(request.kind(), request.operation())
+    Route route =
+        Route.forKind(request.kind(), request.operation())
             .orElseThrow(
                 () ->
                     new AdmissionException(
-                        400, "no handler admits " + request.operation() + " of " + request.kind()));
+                        400, "no route admits " + request.operation() + " of " + request.kind()));
     return serialization.convertValue(
-        respond(request.uid(), decide(handler, request)), AdmissionReview.class);
+        respond(request.uid(), decide(route, request)), AdmissionReview.class);
   }
 
-  /** The decision of {@code handler} on {@code request}. */
-  public Decision decide(Handler handler, Request request) {
+  /**
+   * The decision of {@code route}'s rule on {@code request}. An operation the route does not take
+   * is allowed, as the API server would never send it; an object that does not read as its kind is
+   * refused naming the field.
+   */
+  public Decision decide(Route route, Request request) {
+    if (!route.operations().contains(request.operation())) {
+      return Decision.allow(List.of());
+    }
     try {
-      return switch (handler) {
-        case KV_CACHE_POOL_BINDING -> bindings.decide(request);
-        case KV_CACHE_POOL -> pools.decidePool(request);
-        case KV_CACHE_BACKEND -> pools.decideBackend(request);
-        case MODEL_DEPLOYMENT -> deployments.decide(request);
-        case SETTING -> settings.decide(request);
-        case POD_INJECTION -> injection.decide(request);
-        case POD_FREEZE -> PodFreeze.decide(request, reader);
-      };
+      return rules.get(route).decide(request);
     } catch (ObjectReader.Unreadable e) {
       return Decision.deny(
-          400, subject(request) + " is unreadable: " + String.join(", ", e.problems().messages()));
-    } catch (NullPointerException | ClassCastException | IndexOutOfBoundsException e) {
-      // Shapes no API server stores (a null list entry, say) reach here: refuse them, never allow.
-      return Decision.deny(
-          400, subject(request) + " is unreadable: it holds an empty or mistyped entry");
+          400, request.subject() + " is unreadable: " + String.join(", ", e.problems().messages()));
     }
-  }
-
-  static String subject(Request request) {
-    String name =
-        request.name().isEmpty()
-            ? request.object().path("metadata").path("name").asText("")
-            : request.name();
-    if (name.isEmpty()) {
-      String generate = request.object().path("metadata").path("generateName").asText("");
-      name = generate.isEmpty() ? "(unnamed)" : generate + "(generated)";
-    }
-    return request.kind() + " \"" + name + "\"";
-  }
-
-  /** Refuses with every problem at once, or allows with the warnings. */
-  static Decision verdict(Request request, Problems problems, java.util.List<String> warnings) {
-    if (problems.isEmpty()) {
-      return Decision.allow(warnings);
-    }
-    return Decision.deny(
-        403, new ProblemsException(subject(request), problems.list()).getMessage());
   }
 
   /** Reads the request out of a review; throws {@link AdmissionException} when there is none. */
@@ -155,7 +131,7 @@ public final class Admission {
       response
           .putObject("status")
           .put("code", decision.code())
-          .put("reason", decision.code() == 400 ? "BadRequest" : "Forbidden")
+          .put("reason", reason(decision.code()))
           .put("message", decision.message());
     }
     // As bytes, the patch is written base64-encoded straight into the answer.
@@ -167,5 +143,13 @@ public final class Admission {
       decision.warnings().forEach(warnings::add);
     }
     return review;
+  }
+
+  private static String reason(int code) {
+    return switch (code) {
+      case 400 -> "BadRequest";
+      case 500 -> "InternalError";
+      default -> "Forbidden";
+    };
   }
 }

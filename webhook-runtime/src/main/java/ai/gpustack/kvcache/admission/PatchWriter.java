@@ -23,6 +23,11 @@ final class PatchWriter {
     static Value string(String s) {
       return json -> json.writeString(s);
     }
+
+    /** {@code json}, already serialized, written as it is. */
+    static Value raw(String json) {
+      return out -> out.writeRawValue(json);
+    }
   }
 
   // Jackson's per-thread buffers back both, as ObjectMapper#writeValueAsBytes does.

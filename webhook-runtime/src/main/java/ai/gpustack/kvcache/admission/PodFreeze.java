@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.admission;
 
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.resources.Keys;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -12,13 +13,15 @@ import java.util.Objects;
  * Pod freeze (validating UPDATE, failurePolicy Ignore): the inject label and the injection record
  * annotations keep the values they had at creation. Everything else, finalizers included, passes.
  */
-final class PodFreeze {
-  private PodFreeze() {}
+final class PodFreeze implements Rule {
+  private final ObjectReader reader;
 
-  static Decision decide(Request request, ObjectReader reader) {
-    if (!request.isUpdate()) {
-      return Decision.allow(List.of());
-    }
+  PodFreeze(ObjectReader reader) {
+    this.reader = reader;
+  }
+
+  @Override
+  public Decision decide(Request request) {
     Pod pod = reader.read(request.object(), Pod.class);
     Pod old = reader.read(request.oldObject(), Pod.class);
     Problems problems = Problems.create();
@@ -36,7 +39,7 @@ final class PodFreeze {
           annotations(pod.getMetadata()),
           problems);
     }
-    return Admission.verdict(request, problems, List.of());
+    return Decision.of(request.subject(), problems, List.of());
   }
 
   private static void frozen(
@@ -46,7 +49,7 @@ final class PodFreeze {
       Map<String, String> after,
       Problems problems) {
     if (!Objects.equals(before.get(key), after.get(key))) {
-      problems.forbidden(field + "[" + key + "]", Refusal.POD_FROZEN.detail(key));
+      problems.forbidden(field + "[" + key + "]", Message.POD_FROZEN.detail(key));
     }
   }
 

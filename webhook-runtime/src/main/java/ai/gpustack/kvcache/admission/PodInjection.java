@@ -2,16 +2,20 @@ package ai.gpustack.kvcache.admission;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.Message;
+import ai.gpustack.kvcache.api.Problem;
+import ai.gpustack.kvcache.api.ProblemType;
 import ai.gpustack.kvcache.api.Problems;
-import ai.gpustack.kvcache.api.ProblemsException;
-import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.api.RoleKind;
+import ai.gpustack.kvcache.attach.Attachment;
+import ai.gpustack.kvcache.attach.AttachmentResolver;
+import ai.gpustack.kvcache.attach.BindingRef;
+import ai.gpustack.kvcache.attach.ConfigVolume;
+import ai.gpustack.kvcache.attach.OwnedFlags;
+import ai.gpustack.kvcache.attach.Refusal;
 import ai.gpustack.kvcache.cluster.ClusterView;
-import ai.gpustack.kvcache.resources.KVCacheBackend;
-import ai.gpustack.kvcache.resources.KVCachePool;
-import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
@@ -22,9 +26,10 @@ import ai.gpustack.kvcache.spi.FlagOccurrence;
 import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.Launch;
 import ai.gpustack.kvcache.spi.LaunchKind;
-import ai.gpustack.kvcache.spi.Vehicle;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,13 +39,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Pod injection (mutating, CREATE): attaches an opted-in Pod's target container to its Binding's
- * cache. Every refusal happens before any mutation, so a refused Pod is unchanged; the patch
- * touches only the target container, {@code spec.volumes} and the two injection annotations.
+ * cache, through the {@link AttachmentResolver} the operator renders with. Every refusal happens
+ * before any mutation, so a refused Pod is unchanged; the patch touches only the target container,
+ * {@code spec.volumes} and the two injection annotations.
  */
-final class PodInjection {
+final class PodInjection implements Rule {
   /** The keys a person may write; everything else under the prefix is refused. */
   static final Set<String> READ_ANNOTATIONS =
       Set.of(
@@ -55,25 +62,29 @@ final class PodInjection {
       String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
 
   private static final JsonStringEncoder STRINGS = JsonStringEncoder.getInstance();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Where the config volume reads the client config from. */
-  private static final String CLIENT_CONFIG_FIELD =
-      "metadata.annotations['" + Keys.CLIENT_CONFIG + "']";
+  /** The config volume and mount as JSON, by the file's directory and name (one per engine). */
+  private static final Map<String, String[]> CONFIG_VOLUMES = new ConcurrentHashMap<>();
 
   private final EngineRegistry engines;
+  private final AttachmentResolver resolver;
   private final ClusterView cluster;
   private final ObjectReader reader;
 
-  PodInjection(EngineRegistry engines, ClusterView cluster, ObjectReader reader) {
+  PodInjection(
+      EngineRegistry engines,
+      AttachmentResolver resolver,
+      ClusterView cluster,
+      ObjectReader reader) {
     this.engines = engines;
+    this.resolver = resolver;
     this.cluster = cluster;
     this.reader = reader;
   }
 
-  Decision decide(Request request) {
-    if (!request.isCreate()) {
-      return Decision.allow(List.of());
-    }
+  @Override
+  public Decision decide(Request request) {
     PodShape pod = reader.read(request.object(), PodShape.class);
     Map<String, String> labels = orEmpty(pod.metadata() == null ? null : pod.metadata().labels());
     if (!"true".equals(labels.get(Keys.INJECT))) {
@@ -87,22 +98,19 @@ final class PodInjection {
     String bindingName = annotations.get(Keys.BINDING);
     String bindingField = "metadata.annotations[" + Keys.BINDING + "]";
     if (bindingName == null || bindingName.isBlank()) {
-      problems.required(bindingField, Refusal.POD_BINDING_REQUIRED.detail());
+      problems.required(bindingField, Message.POD_BINDING_REQUIRED.detail());
     } else if (bindingName.contains("/")) {
-      problems.invalid(bindingField, bindingName, Refusal.POD_BINDING_NAMESPACED.detail());
+      problems.invalid(bindingField, bindingName, Message.POD_BINDING_NAMESPACED.detail());
     }
     String engineName = annotations.get(Keys.ENGINE);
     String engineField = "metadata.annotations[" + Keys.ENGINE + "]";
     Optional<Engine> engine = Optional.empty();
     if (engineName == null || engineName.isBlank()) {
-      problems.required(engineField, Refusal.POD_ENGINE_REQUIRED.detail(registered()));
+      problems.required(engineField, Message.POD_ENGINE_REQUIRED.detail(registered()));
     } else {
       engine = engines.find(engineName);
       if (engine.isEmpty()) {
-        problems.notSupported(
-            engineField,
-            engineName,
-            Refusal.DEPLOYMENT_ENGINE_UNKNOWN.detail(engines.unknown(engineName)));
+        problems.add(DeploymentRule.engineUnknown(engines, engineField, engineName));
       }
     }
     String forwarded = annotations.get(Keys.LAUNCH_ARGS_FORWARDED);
@@ -110,147 +118,151 @@ final class PodInjection {
       problems.invalid(
           "metadata.annotations[" + Keys.LAUNCH_ARGS_FORWARDED + "]",
           forwarded,
-          Refusal.POD_LAUNCH_FORWARDED_VALUE.detail());
+          Message.POD_LAUNCH_FORWARDED_VALUE.detail());
     }
+    shape(pod, problems);
     if (!problems.isEmpty()) {
-      return Admission.verdict(request, problems, warnings);
+      return Decision.of(request.subject(), problems, warnings);
     }
 
     String namespace = pod.metadata().namespace();
     if (namespace == null || namespace.isEmpty()) {
       namespace = request.namespace();
     }
-    Optional<KVCachePoolBinding> found = cluster.binding(namespace, bindingName);
-    if (found.isEmpty()) {
-      problems.notFound(
-          bindingField,
-          bindingName,
-          Refusal.POD_BINDING_NOT_FOUND.detail(quote(bindingName), quote(namespace)));
-      return Admission.verdict(request, problems, warnings);
-    }
-    KVCachePoolBinding binding = found.get();
-    if (binding.getMetadata().getDeletionTimestamp() != null) {
-      problems.forbidden(bindingField, Refusal.POD_BINDING_TERMINATING.detail(quote(bindingName)));
-      return Admission.verdict(request, problems, warnings);
-    }
-    String poolName = binding.getSpec().poolRef().name();
-    Optional<KVCachePool> pool = cluster.pool(poolName);
-    if (pool.isEmpty()) {
-      problems.notFound(
-          bindingField,
-          bindingName,
-          Refusal.POD_POOL_NOT_FOUND.detail(quote(poolName), quote(bindingName)));
-      return Admission.verdict(request, problems, warnings);
-    }
-    Optional<String> endpoint =
-        pool.get().getStatus() == null ? Optional.empty() : pool.get().getStatus().clientEndpoint();
-    if (endpoint.isEmpty()) {
-      problems.invalid(
-          bindingField, bindingName, Refusal.POD_POOL_NO_ENDPOINT.detail(quote(poolName)));
-      return Admission.verdict(request, problems, warnings);
-    }
-    EffectiveSettings settings = cluster.settings();
-    Optional<Dtype> dtype = Optional.empty();
-    if (settings.kvCacheDtypeOwned()) {
-      try {
-        dtype = Optional.of(binding.getSpec().domain().checkedDtype());
-      } catch (ProblemsException e) {
-        problems.invalid(bindingField, bindingName, "the Binding's " + e.getMessage());
-        return Admission.verdict(request, problems, warnings);
-      }
-    }
-
-    List<PodShape.Container> containers =
-        pod.spec() == null ? List.<PodShape.Container>of() : orEmpty(pod.spec().containers());
-    int target = target(pod, annotations.get(Keys.CONTAINER), problems);
-    if (!problems.isEmpty()) {
-      return Admission.verdict(request, problems, warnings);
-    }
-    PodShape.Container container = containers.get(target);
     Engine e = engine.get();
     Optional<String> version = Optional.ofNullable(annotations.get(Keys.ENGINE_VERSION));
-    List<String> command = strings(container.command());
-    List<String> args = strings(container.args());
+    EffectiveSettings settings = cluster.settings();
+    Attachment attachment =
+        resolver.resolve(
+            new BindingRef(namespace, bindingName, bindingField), e, version, settings, cluster);
+    attachment.refusal().filter(r -> !r.aboutDtype()).ifPresent(r -> problems.add(r.problem()));
+
+    int target = target(pod, annotations.get(Keys.CONTAINER), problems);
+    String launchProgram = "";
+    PodShape.Container container = null;
+    List<String> command = List.of();
+    List<String> args = List.of();
+    if (target >= 0) {
+      container = pod.spec().containers().get(target);
+      command = strings(container.command());
+      args = strings(container.args());
+      launchProgram =
+          containerRules(
+              pod, container, target, command, args, e, version, settings, forwarded, problems);
+    }
+    attachment.refusal().filter(Refusal::aboutDtype).ifPresent(r -> problems.add(r.problem()));
+    warnings.addAll(attachment.warnings());
+    if (!problems.isEmpty()) {
+      return Decision.of(request.subject(), problems, warnings);
+    }
+    return mutate(
+        request,
+        container,
+        command,
+        args,
+        target,
+        e,
+        version,
+        attachment.request(RoleKind.Server).orElseThrow(),
+        bindingName,
+        launchProgram,
+        warnings);
+  }
+
+  /**
+   * What the target container may not do: pass a flag or set a variable the injection owns, hold
+   * the config volume's name, or launch the engine where appended args cannot reach it. Returns the
+   * launch program for the injection record.
+   */
+  private static String containerRules(
+      PodShape pod,
+      PodShape.Container container,
+      int target,
+      List<String> command,
+      List<String> args,
+      Engine engine,
+      Optional<String> version,
+      EffectiveSettings settings,
+      String forwarded,
+      Problems problems) {
     String at = "spec.containers[" + target + "]";
-    FlagReader flags = e.flagReader(version);
     List<String> argv = new ArrayList<>(command);
     argv.addAll(args);
-    for (String flag : new TreeSet<>(e.ownedFlags())) {
-      scan(
-          flags,
-          argv,
-          command.size(),
-          flag,
-          at,
-          (o, field) ->
-              problems.forbidden(
-                  field,
-                  Refusal.POD_OWNED_FLAG.detail(
-                      quote(container.name()), o.describe(e.id()), quote(e.id()))));
+    FlagReader flags = engine.flagReader(version);
+    for (OwnedFlags.Hit hit : OwnedFlags.find(engine, flags, argv, settings.kvCacheDtypeOwned())) {
+      FlagOccurrence o = hit.occurrence();
+      String detail =
+          hit.dtype()
+              ? Message.POD_DTYPE_FLAG.detail(quote(container.name()), o.describe(engine.id()))
+              : Message.POD_OWNED_FLAG.detail(
+                  quote(container.name()), o.describe(engine.id()), quote(engine.id()));
+      problems.add(
+          Problem.builder()
+              .field(
+                  o.index() < command.size()
+                      ? at + ".command[" + o.index() + "]"
+                      : at + ".args[" + (o.index() - command.size()) + "]")
+              .type(ProblemType.FORBIDDEN)
+              .detail(detail)
+              .reason(hit.reason())
+              .build());
     }
     List<PodShape.Named> env = orEmpty(container.env());
     for (int k = 0; k < env.size(); k++) {
-      if (e.ownedEnv().contains(env.get(k).name())) {
+      if (engine.ownedEnv().contains(env.get(k).name())) {
         problems.forbidden(
             at + ".env[" + k + "].name",
-            Refusal.POD_OWNED_ENV.detail(
-                quote(container.name()), env.get(k).name(), quote(e.id())));
+            Message.POD_OWNED_ENV.detail(
+                quote(container.name()), env.get(k).name(), quote(engine.id())));
       }
     }
     List<PodShape.Named> volumes = orEmpty(pod.spec().volumes());
     for (int v = 0; v < volumes.size(); v++) {
-      if (volumes.get(v) != null && ClientConfigFile.VOLUME.equals(volumes.get(v).name())) {
+      if (ClientConfigFile.VOLUME.equals(volumes.get(v).name())) {
         problems.forbidden(
             "spec.volumes[" + v + "].name",
-            Refusal.POD_VOLUME_TAKEN.detail(ClientConfigFile.VOLUME));
+            Message.POD_VOLUME_TAKEN.detail(ClientConfigFile.VOLUME));
       }
     }
-    if (dtype.isPresent()) {
-      scan(
-          flags,
-          argv,
-          command.size(),
-          e.dtypeFlag(),
-          at,
-          (o, field) ->
-              problems.forbidden(
-                  field,
-                  Refusal.POD_DTYPE_FLAG.detail(quote(container.name()), o.describe(e.id()))));
+    return launch(container, command, argv, engine, "true".equals(forwarded), at, problems);
+  }
+
+  /**
+   * Entries no API server stores (a null container, env var or volume, a nameless container):
+   * refused naming the field, before any rule reads them.
+   */
+  private static void shape(PodShape pod, Problems problems) {
+    if (pod.spec() == null) {
+      problems.required("spec", "a Pod runs at least one container");
+      return;
     }
-    String launchProgram =
-        launch(container, command, argv, e, "true".equals(forwarded), at, problems);
-    if (dtype.isPresent() && settings.spellingCheck() != SpellingCheck.Off) {
-      Optional<String> rejected = DeploymentRules.spellingVerdict(e, version, binding, engines);
-      if (rejected.isPresent()) {
-        if (settings.spellingCheck() == SpellingCheck.Enforce) {
-          problems.invalid(bindingField, bindingName, rejected.get());
-        } else {
-          warnings.add(rejected.get());
+    List<PodShape.Container> containers = orEmpty(pod.spec().containers());
+    for (int i = 0; i < containers.size(); i++) {
+      PodShape.Container c = containers.get(i);
+      if (c == null || c.name() == null) {
+        problems.required("spec.containers[" + i + "].name", "every container has a name");
+        continue;
+      }
+      List<PodShape.Named> env = orEmpty(c.env());
+      for (int k = 0; k < env.size(); k++) {
+        if (env.get(k) == null || env.get(k).name() == null) {
+          problems.required(
+              "spec.containers[" + i + "].env[" + k + "].name", "every variable has a name");
         }
       }
     }
-    if (!problems.isEmpty()) {
-      return Admission.verdict(request, problems, warnings);
+    List<PodShape.Container> init = orEmpty(pod.spec().initContainers());
+    for (int i = 0; i < init.size(); i++) {
+      if (init.get(i) == null || init.get(i).name() == null) {
+        problems.required("spec.initContainers[" + i + "].name", "every container has a name");
+      }
     }
-
-    boolean tenants =
-        pool.get().getSpec().backends().stream()
-            .findFirst()
-            .flatMap(cluster::backend)
-            .map(KVCacheBackend::getSpec)
-            .map(s -> s.multiTenancy())
-            .orElse(true);
-    AttachmentRequest attach =
-        AttachmentRequest.builder()
-            .vehicle(Vehicle.INJECTED_POD)
-            .clientEndpoint(endpoint.get())
-            .domain(binding.getSpec().domain())
-            .tenant(tenants ? Optional.of(binding.getSpec().domain().name()) : Optional.empty())
-            .dtype(dtype)
-            .engineVersion(version)
-            .build();
-    return mutate(
-        request, container, command, args, target, e, attach, bindingName, launchProgram, warnings);
+    List<PodShape.Named> volumes = orEmpty(pod.spec().volumes());
+    for (int v = 0; v < volumes.size(); v++) {
+      if (volumes.get(v) == null || volumes.get(v).name() == null) {
+        problems.required("spec.volumes[" + v + "].name", "every volume has a name");
+      }
+    }
   }
 
   /**
@@ -265,6 +277,7 @@ final class PodInjection {
       List<String> args,
       int target,
       Engine engine,
+      Optional<String> version,
       AttachmentRequest attach,
       String binding,
       String launchProgram,
@@ -273,7 +286,7 @@ final class PodInjection {
     JsonNode targetNode = original.path("spec").path("containers").path(target);
     String at = "/spec/containers/" + target;
     CacheAttachment attachment = engine.attachment(attach);
-    List<String> rendered = engine.renderInjectedArgs(command, args, attach, attachment);
+    List<String> rendered = engine.renderInjectedArgs(command, args, version, attach, attachment);
     Map<String, String> annotations = new LinkedHashMap<>();
     attachment
         .clientConfig()
@@ -282,7 +295,9 @@ final class PodInjection {
     record.put("binding", binding);
     record.put("engine", engine.id());
     record.put("domain", attach.domain().name());
-    attach.dtype().ifPresent(d -> record.put("dtype", d.value()));
+    if (attach.dtypeOwned()) {
+      record.put("dtype", attach.domain().dtype());
+    }
     record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
     record.put("launchProgram", launchProgram);
     annotations.put(Keys.INJECTED, json(record));
@@ -306,10 +321,15 @@ final class PodInjection {
         .clientConfig()
         .ifPresent(
             config -> {
+              String[] volume = configVolume(config);
               patch.append(
-                  targetNode.path("volumeMounts"), at + "/volumeMounts", List.of(mount(config)));
+                  targetNode.path("volumeMounts"),
+                  at + "/volumeMounts",
+                  List.of(PatchWriter.Value.raw(volume[1])));
               patch.append(
-                  original.path("spec").path("volumes"), "/spec/volumes", List.of(volume(config)));
+                  original.path("spec").path("volumes"),
+                  "/spec/volumes",
+                  List.of(PatchWriter.Value.raw(volume[0])));
             });
     // The Pod has annotations: it names its Binding in one.
     annotations.forEach(
@@ -317,41 +337,27 @@ final class PodInjection {
     return Decision.patch(patch.finish(), warnings);
   }
 
+  /** {@link ConfigVolume}'s volume and mount for {@code config}, as JSON. */
+  private static String[] configVolume(ClientConfigFile config) {
+    return CONFIG_VOLUMES.computeIfAbsent(
+        config.directory() + "\n" + config.fileName(),
+        key -> {
+          try {
+            return new String[] {
+              JSON.writeValueAsString(ConfigVolume.volume(config)),
+              JSON.writeValueAsString(ConfigVolume.mount(config))
+            };
+          } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a Volume does not serialize", e);
+          }
+        });
+  }
+
   private static PatchWriter.Value envVar(EnvVar v) {
     return json -> {
       json.writeStartObject();
       json.writeStringField("name", v.name());
       json.writeStringField("value", v.value());
-      json.writeEndObject();
-    };
-  }
-
-  /** The target container's mount of the config volume. */
-  private static PatchWriter.Value mount(ClientConfigFile config) {
-    return json -> {
-      json.writeStartObject();
-      json.writeStringField("name", ClientConfigFile.VOLUME);
-      json.writeStringField("mountPath", config.directory());
-      json.writeBooleanField("readOnly", true);
-      json.writeEndObject();
-    };
-  }
-
-  /** The config volume: the client-config annotation, as a file, through the downward API. */
-  private static PatchWriter.Value volume(ClientConfigFile config) {
-    return json -> {
-      json.writeStartObject();
-      json.writeStringField("name", ClientConfigFile.VOLUME);
-      json.writeObjectFieldStart("downwardAPI");
-      json.writeArrayFieldStart("items");
-      json.writeStartObject();
-      json.writeStringField("path", config.fileName());
-      json.writeObjectFieldStart("fieldRef");
-      json.writeStringField("fieldPath", CLIENT_CONFIG_FIELD);
-      json.writeEndObject(); // fieldRef
-      json.writeEndObject(); // items[0]
-      json.writeEndArray(); // items
-      json.writeEndObject(); // downwardAPI
       json.writeEndObject();
     };
   }
@@ -365,11 +371,11 @@ final class PodInjection {
       Map<String, String> labels, Map<String, String> annotations, Problems problems) {
     for (String key : unknown(labels.keySet(), Set.of(Keys.INJECT))) {
       problems.forbidden(
-          "metadata.labels[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
+          "metadata.labels[" + key + "]", Message.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
     }
     for (String key : unknown(annotations.keySet(), READ_ANNOTATIONS)) {
       problems.forbidden(
-          "metadata.annotations[" + key + "]", Refusal.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
+          "metadata.annotations[" + key + "]", Message.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
     }
   }
 
@@ -384,16 +390,16 @@ final class PodInjection {
     return unknown;
   }
 
+  /** The target container's index, or -1 with the problem; {@link #shape} vetted the entries. */
   private static int target(PodShape pod, String name, Problems problems) {
-    List<PodShape.Container> containers =
-        pod.spec() == null ? List.<PodShape.Container>of() : orEmpty(pod.spec().containers());
+    List<PodShape.Container> containers = orEmpty(pod.spec().containers());
     String field = "metadata.annotations[" + Keys.CONTAINER + "]";
     List<String> names = containers.stream().map(PodShape.Container::name).toList();
     if (name == null) {
       if (containers.size() == 1) {
         return 0;
       }
-      problems.required(field, Refusal.POD_CONTAINER_REQUIRED.detail(containers.size()));
+      problems.required(field, Message.POD_CONTAINER_REQUIRED.detail(containers.size()));
       return -1;
     }
     int index = names.indexOf(name);
@@ -401,16 +407,14 @@ final class PodInjection {
       return index;
     }
     boolean init =
-        pod.spec() != null
-            && orEmpty(pod.spec().initContainers()).stream()
-                .anyMatch(c -> c != null && name.equals(c.name()));
+        orEmpty(pod.spec().initContainers()).stream().anyMatch(c -> name.equals(c.name()));
     if (init) {
-      problems.invalid(field, name, Refusal.POD_CONTAINER_INIT.detail(quote(name)));
+      problems.invalid(field, name, Message.POD_CONTAINER_INIT.detail(quote(name)));
     } else {
       problems.notFound(
           field,
           name,
-          Refusal.POD_CONTAINER_NOT_FOUND.detail(quote(name), String.join(", ", names)));
+          Message.POD_CONTAINER_NOT_FOUND.detail(quote(name), String.join(", ", names)));
     }
     return -1;
   }
@@ -426,19 +430,19 @@ final class PodInjection {
       Problems problems) {
     String name = quote(container.name());
     if (argv.isEmpty()) {
-      problems.required(at + ".command", Refusal.POD_NO_ARGV.detail(name));
+      problems.required(at + ".command", Message.POD_NO_ARGV.detail(name));
       return "";
     }
     Launch launch = command.isEmpty() ? Launch.identify(List.of()) : Launch.identify(argv);
     if (launch.kind() == LaunchKind.SHELL) {
-      problems.forbidden(at + ".command", Refusal.POD_SHELL_LAUNCH.detail(name, launch.program()));
+      problems.forbidden(at + ".command", Message.POD_SHELL_LAUNCH.detail(name, launch.program()));
     } else if (launch.kind() == LaunchKind.SCRIPT) {
       problems.forbidden(
-          at + ".command", Refusal.POD_SCRIPT_LAUNCH.detail(name, quote(launch.program())));
+          at + ".command", Message.POD_SCRIPT_LAUNCH.detail(name, quote(launch.program())));
     } else if (!engine.launchedBy(launch) && !forwarded) {
       problems.forbidden(
           at + ".command",
-          Refusal.POD_UNKNOWN_LAUNCH.detail(
+          Message.POD_UNKNOWN_LAUNCH.detail(
               name,
               launch.kind() == LaunchKind.UNKNOWN
                   ? "the image's entrypoint"
@@ -447,23 +451,6 @@ final class PodInjection {
               String.join(", ", new TreeSet<>(engine.launchPrograms()))));
     }
     return launch.kind() == LaunchKind.UNKNOWN ? "(image entrypoint)" : launch.program();
-  }
-
-  /** Scans {@code argv} as the engine sees it; each hit names its own field, command or args. */
-  private static void scan(
-      FlagReader flags,
-      List<String> argv,
-      int commandSize,
-      String flag,
-      String at,
-      java.util.function.BiConsumer<FlagOccurrence, String> refuse) {
-    for (FlagOccurrence o : flags.find(argv, flag)) {
-      String field =
-          o.index() < commandSize
-              ? at + ".command[" + o.index() + "]"
-              : at + ".args[" + (o.index() - commandSize) + "]";
-      refuse.accept(o, field);
-    }
   }
 
   private String registered() {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 
 /**
  * The parts of an AdmissionReview request the handlers read. {@code object} and {@code oldObject}
- * stay raw JSON until a handler reads them as its kind, so a malformed object is refused naming the
+ * stay raw JSON until a rule reads them as its kind, so a malformed object is refused naming the
  * field instead of failing the whole review.
  */
 public record Request(
@@ -29,5 +29,15 @@ public record Request(
 
   public boolean isUpdate() {
     return "UPDATE".equals(operation);
+  }
+
+  /** The object as a refusal names it: {@code ModelDeployment "chat"}. */
+  public String subject() {
+    String named = name.isEmpty() ? object.path("metadata").path("name").asText("") : name;
+    if (named.isEmpty()) {
+      String generate = object.path("metadata").path("generateName").asText("");
+      named = generate.isEmpty() ? "(unnamed)" : generate + "(generated)";
+    }
+    return kind + " \"" + named + "\"";
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Admission logic, pure: an AdmissionReview in, an AdmissionReview out, no HTTP and no client. It
- * reads cluster state through a {@link ai.gpustack.kvcache.admission.ClusterView} that the webhook
- * backs with informers, tests back with memory and the CLI backs with files. Every verdict is
- * worded from the {@link ai.gpustack.kvcache.admission.Refusal} catalog, so the webhook, the
- * operator and the CLI say the same thing.
+ * Admission logic, pure: an AdmissionReview in, an AdmissionReview out, no HTTP and no client. One
+ * {@link ai.gpustack.kvcache.admission.Rule} per {@link ai.gpustack.kvcache.admission.Route}, and
+ * {@link ai.gpustack.kvcache.admission.Admission} routing between them. Rules read cluster state
+ * through a {@link ai.gpustack.kvcache.cluster.ClusterView}, attach Pods through the same {@link
+ * ai.gpustack.kvcache.attach.AttachmentResolver} the operator renders with, and word every refusal
+ * and warning from the {@link ai.gpustack.kvcache.api.Message} catalog.
  */
 package ai.gpustack.kvcache.admission;

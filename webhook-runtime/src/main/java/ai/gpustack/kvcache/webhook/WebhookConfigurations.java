@@ -1,6 +1,6 @@
 package ai.gpustack.kvcache.webhook;
 
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.resources.Keys;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The webhook configurations, generated from the {@link Handler}s so paths, kinds and operations
+ * The webhook configurations, generated from the {@link Route}s so paths, kinds and operations
  * never drift from the code. Pod webhooks select only opted-in Pods and skip the system namespace
  * (the operator's own Pods must never wait on its webhook); the Pod freeze fails open.
  */
@@ -61,7 +61,7 @@ public final class WebhookConfigurations {
 
   public static MutatingWebhookConfiguration mutating(
       Target target, Map<String, String> annotations) {
-    Handler h = Handler.POD_INJECTION;
+    Route h = Route.POD_INJECTION;
     MutatingWebhook pod =
         new MutatingWebhookBuilder()
             .withName("pod-injection." + NAME)
@@ -88,11 +88,11 @@ public final class WebhookConfigurations {
   public static ValidatingWebhookConfiguration validating(
       Target target, Map<String, String> annotations) {
     List<ValidatingWebhook> hooks = new ArrayList<>();
-    for (Handler h : Handler.values()) {
+    for (Route h : Route.values()) {
       if (h.mutating()) {
         continue;
       }
-      boolean pod = h == Handler.POD_FREEZE;
+      boolean pod = h == Route.POD_FREEZE;
       ValidatingWebhookBuilder b =
           new ValidatingWebhookBuilder()
               .withName(h.resource() + (pod ? "-freeze." : ".") + NAME)
@@ -117,7 +117,7 @@ public final class WebhookConfigurations {
         .build();
   }
 
-  private static RuleWithOperations rules(Handler h) {
+  private static RuleWithOperations rules(Route h) {
     return new RuleWithOperationsBuilder()
         .withApiGroups(h.group())
         .withApiVersions("v1")

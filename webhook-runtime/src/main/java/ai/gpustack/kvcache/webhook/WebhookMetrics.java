@@ -1,6 +1,6 @@
 package ai.gpustack.kvcache.webhook;
 
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -17,7 +17,10 @@ final class WebhookMetrics {
     this.registry = registry;
   }
 
-  /** verdict: allowed, patched, denied, or rejected (a 4xx before any handler ran). */
+  /**
+   * verdict: allowed, patched, denied, error (a rule failed: a bug, logged with its stack), or
+   * rejected (a 4xx before any rule ran). The {@code handler} label names the route.
+   */
   void record(String handler, String verdict, long nanos) {
     Counter.builder("kvcache.admission.requests")
         .description("Admission reviews answered, by handler and verdict")
@@ -35,7 +38,7 @@ final class WebhookMetrics {
         .record(Duration.ofNanos(nanos));
   }
 
-  static String name(Handler handler) {
-    return handler.name().toLowerCase(java.util.Locale.ROOT);
+  static String name(Route route) {
+    return route.name().toLowerCase(java.util.Locale.ROOT);
   }
 }

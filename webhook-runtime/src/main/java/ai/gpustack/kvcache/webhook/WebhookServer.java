@@ -3,7 +3,7 @@ package ai.gpustack.kvcache.webhook;
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.AdmissionException;
 import ai.gpustack.kvcache.admission.Decision;
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
@@ -34,11 +34,10 @@ import org.slf4j.LoggerFactory;
  * The admission webhook over HTTPS. The JDK's server: measured against Vert.x 4.5.24 with the same
  * handlers and load on 2 cores, Vert.x answers about 1.3 times the reviews per second at saturation
  * (no-op and injection alike); this one already holds p99 under 1.5 ms at 1,000 reviews/s, far
- * above any cluster's Pod creation rate, and needs no dependency. One path per {@link Handler},
- * plus {@code /healthz}, {@code /readyz} (ready once the cluster view has synced) and {@code
- * /metrics} in Prometheus text. A request that is not a JSON AdmissionReview of the handler's kind
- * gets a 4xx with a one-line reason, never a stack trace and never an accidental {@code allowed:
- * true}.
+ * above any cluster's Pod creation rate, and needs no dependency. One path per {@link Route}, plus
+ * {@code /healthz}, {@code /readyz} (ready once the cluster view has synced) and {@code /metrics}
+ * in Prometheus text. A request that is not a JSON AdmissionReview of the route's kind gets a 4xx
+ * with a one-line reason, never a stack trace and never an accidental {@code allowed: true}.
  */
 public final class WebhookServer implements AutoCloseable {
   /** Bodies above this are refused with 413. */
@@ -58,10 +57,10 @@ public final class WebhookServer implements AutoCloseable {
     this.executor = executor;
   }
 
-  /** Answers a review sent to a handler's path; {@link Admission#review(Handler, JsonNode)}. */
+  /** Answers a review sent to a route's path; {@link Admission#review(Route, JsonNode)}. */
   @FunctionalInterface
   public interface Reviewer {
-    JsonNode review(Handler handler, JsonNode review);
+    JsonNode review(Route route, JsonNode review);
   }
 
   /**
@@ -116,9 +115,8 @@ public final class WebhookServer implements AutoCloseable {
           }
         });
     WebhookMetrics metrics = new WebhookMetrics(registry);
-    for (Handler handler : Handler.values()) {
-      server.createContext(
-          handler.path(), exchange -> admit(exchange, handler, admission, metrics));
+    for (Route route : Route.values()) {
+      server.createContext(route.path(), exchange -> admit(exchange, route, admission, metrics));
     }
     server.createContext("/healthz", exchange -> plain(exchange, 200, "ok"));
     server.createContext(
@@ -186,16 +184,16 @@ public final class WebhookServer implements AutoCloseable {
   }
 
   private static void admit(
-      HttpExchange exchange, Handler handler, Reviewer admission, WebhookMetrics metrics) {
+      HttpExchange exchange, Route route, Reviewer admission, WebhookMetrics metrics) {
     long start = System.nanoTime();
     try (exchange) {
       Reply reply;
       try {
-        reply = answer(exchange, handler, admission);
+        reply = answer(exchange, route, admission);
       } catch (IOException e) {
         reply = Reply.plain(400, "the body could not be read: " + e.getMessage());
       }
-      metrics.record(WebhookMetrics.name(handler), reply.verdict(), System.nanoTime() - start);
+      metrics.record(WebhookMetrics.name(route), reply.verdict(), System.nanoTime() - start);
       if (reply.status() == 405) {
         exchange.getResponseHeaders().set("Allow", "POST");
       }
@@ -206,9 +204,9 @@ public final class WebhookServer implements AutoCloseable {
     }
   }
 
-  private static Reply answer(HttpExchange exchange, Handler handler, Reviewer admission)
+  private static Reply answer(HttpExchange exchange, Route route, Reviewer admission)
       throws IOException {
-    if (!exchange.getRequestURI().getPath().equals(handler.path())) {
+    if (!exchange.getRequestURI().getPath().equals(route.path())) {
       return Reply.plain(404, "no such path: " + exchange.getRequestURI().getPath());
     }
     if (!"POST".equals(exchange.getRequestMethod())) {
@@ -230,12 +228,12 @@ public final class WebhookServer implements AutoCloseable {
     }
     JsonNode answer;
     try {
-      answer = admission.review(handler, review);
+      answer = admission.review(route, review);
     } catch (AdmissionException e) {
       return Reply.plain(e.status(), e.getMessage());
     } catch (RuntimeException e) {
       // A bug must refuse, never allow: answer the review with a denial if it has a uid.
-      LOG.error("admission handler {} failed", handler, e);
+      LOG.error("admission route {} failed", route, e);
       String uid = review.path("request").path("uid").asText("");
       if (uid.isEmpty()) {
         return Reply.plain(
@@ -249,9 +247,11 @@ public final class WebhookServer implements AutoCloseable {
     }
     JsonNode response = answer.path("response");
     String verdict =
-        !response.path("allowed").asBoolean(false)
-            ? "denied"
-            : response.has("patch") ? "patched" : "allowed";
+        response.path("status").path("code").asInt() == 500
+            ? "error"
+            : !response.path("allowed").asBoolean(false)
+                ? "denied"
+                : response.has("patch") ? "patched" : "allowed";
     return new Reply(200, "application/json", JSON.writeValueAsBytes(answer), verdict);
   }
 

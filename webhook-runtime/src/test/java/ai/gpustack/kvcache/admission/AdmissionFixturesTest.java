@@ -117,15 +117,15 @@ class AdmissionFixturesTest {
     JsonNode review = review(c.get("request"));
     JsonNode req = review.get("request");
     String kind = req.get("kind").get("kind").asText();
-    Handler handler =
-        Handler.forKind(kind, req.get("operation").asText())
+    Route route =
+        Route.forKind(kind, req.get("operation").asText())
             .orElseGet(
                 () ->
-                    Arrays.stream(Handler.values())
+                    Arrays.stream(Route.values())
                         .filter(h -> h.kind().equals(kind))
                         .findFirst()
                         .orElseThrow());
-    JsonNode response = admission.review(handler, review).get("response");
+    JsonNode response = admission.review(route, review).get("response");
     JsonNode expect = c.get("expect");
     String message = response.path("status").path("message").asText("");
     assertThat(response.get("uid").asText()).isEqualTo("uid-1");

@@ -2,7 +2,7 @@ package ai.gpustack.kvcache.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;
@@ -62,11 +62,11 @@ class WebhookConfigurationsTest {
                   .containsExactly("gpustack-system");
               assertThat(w.getRules().get(0).getOperations()).containsExactly("CREATE");
               assertThat(w.getClientConfig().getService().getPath())
-                  .isEqualTo(Handler.POD_INJECTION.path());
+                  .isEqualTo(Route.POD_INJECTION.path());
               assertThat(w.getClientConfig().getCaBundle()).isEqualTo("Q0E=");
             });
     ValidatingWebhookConfiguration validating = WebhookConfigurations.validating(target, Map.of());
-    assertThat(validating.getWebhooks()).hasSize(Handler.values().length - 1);
+    assertThat(validating.getWebhooks()).hasSize(Route.values().length - 1);
     for (ValidatingWebhook w : validating.getWebhooks()) {
       boolean freeze = w.getName().startsWith("pods-freeze");
       assertThat(w.getFailurePolicy()).as(w.getName()).isEqualTo(freeze ? "Ignore" : "Fail");

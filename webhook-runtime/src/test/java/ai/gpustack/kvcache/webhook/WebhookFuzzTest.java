@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.AdmissionException;
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -33,12 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Throws generated and mutated AdmissionReview bodies at the HTTPS endpoint: it never answers 5xx,
- * never allows what the handler refuses in-process, answers every body within the client timeout,
- * and the handlers themselves never fail on malformed input.
+ * never allows what the rule refuses in-process, answers every body within the client timeout, and
+ * the rules themselves never throw on malformed input (a throw is a bug, answered 500).
  */
 class WebhookFuzzTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int BODIES = 400;
+  // -Dkvcache.fuzz.bodies=N for a longer run than the default build affords.
+  private static final int BODIES = Integer.getInteger("kvcache.fuzz.bodies", 400);
 
   @TempDir Path dir;
 
@@ -64,12 +65,12 @@ class WebhookFuzzTest {
         JsonNode seed = seeds.get(random.nextInt(seeds.size())).deepCopy();
         JsonNode request = seed.get("request");
         // Mostly the handler an API server would call, sometimes any other.
-        Handler handler =
+        Route route =
             random.nextInt(7) == 0
-                ? Handler.values()[random.nextInt(Handler.values().length)]
-                : Handler.forKind(
+                ? Route.values()[random.nextInt(Route.values().length)]
+                : Route.forKind(
                         request.get("kind").get("kind").asText(), request.get("operation").asText())
-                    .orElse(Handler.POD_FREEZE);
+                    .orElse(Route.POD_FREEZE);
         String body =
             random.nextInt(10) == 0
                 ? truncate(seed.toString(), random)
@@ -78,14 +79,14 @@ class WebhookFuzzTest {
             client.send(
                 HttpRequest.newBuilder(
                         URI.create(
-                            "https://localhost:" + server.address().getPort() + handler.path()))
+                            "https://localhost:" + server.address().getPort() + route.path()))
                     .timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(body))
                     .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("status for %s", body).isLessThan(500);
-        Expected expected = inProcess(admission, handler, body);
+        Expected expected = inProcess(admission, route, body);
         if (expected.status != 200) {
           assertThat(r.statusCode()).as(body).isEqualTo(expected.status);
           assertThat(r.body()).hasLineCount(1);
@@ -112,7 +113,7 @@ class WebhookFuzzTest {
 
   private record Expected(int status, boolean allowed) {}
 
-  private static Expected inProcess(Admission admission, Handler handler, String body) {
+  private static Expected inProcess(Admission admission, Route route, String body) {
     JsonNode review;
     try {
       review = JSON.readTree(body);
@@ -120,7 +121,7 @@ class WebhookFuzzTest {
       return new Expected(400, false);
     }
     try {
-      JsonNode answer = admission.review(handler, review);
+      JsonNode answer = admission.review(route, review);
       return new Expected(200, answer.get("response").get("allowed").asBoolean());
     } catch (AdmissionException e) {
       return new Expected(e.status(), false);

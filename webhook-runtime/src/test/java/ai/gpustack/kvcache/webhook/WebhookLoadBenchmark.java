@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Decision;
-import ai.gpustack.kvcache.admission.Handler;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -54,17 +54,17 @@ class WebhookLoadBenchmark {
     Admission admission =
         new Admission(EngineRegistry.load(), MemoryClusterView.of(WebhookServerTest.cluster()));
     String body = WebhookServerTest.podReview("bench");
-    JsonNode injected = admission.review(Handler.POD_INJECTION, JSON.readTree(body));
+    JsonNode injected = admission.review(Route.POD_INJECTION, JSON.readTree(body));
     // The Setting path answers without looking; the freeze path answers with the injection's
     // answer, computed once: the two baselines, through the same server.
     WebhookServer.Reviewer reviewer =
-        (handler, review) ->
-            switch (handler) {
+        (route, review) ->
+            switch (route) {
               case SETTING ->
                   Admission.respond(
                       review.path("request").path("uid").asText(), Decision.allow(List.of()));
               case POD_FREEZE -> injected;
-              default -> admission.review(handler, review);
+              default -> admission.review(route, review);
             };
     TestCertificates.Pair pair = TestCertificates.write(dir, "bench", "EC");
     try (WebhookServer server =
@@ -82,9 +82,9 @@ class WebhookLoadBenchmark {
       String base = "https://localhost:" + server.address().getPort();
       List<HttpRequest> series =
           List.of(
-              request(base + Handler.SETTING.path(), body),
-              request(base + Handler.POD_FREEZE.path(), body),
-              request(base + Handler.POD_INJECTION.path(), body));
+              request(base + Route.SETTING.path(), body),
+              request(base + Route.POD_FREEZE.path(), body),
+              request(base + Route.POD_INJECTION.path(), body));
       List<String> names = List.of("no-op", "no-op, injection-sized answer", "injection");
       for (HttpRequest r : series) {
         closedLoop(client, r, WARMUP);

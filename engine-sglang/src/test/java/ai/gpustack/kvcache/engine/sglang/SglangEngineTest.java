@@ -2,13 +2,11 @@ package ai.gpustack.kvcache.engine.sglang;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.ManagedRole;
-import ai.gpustack.kvcache.spi.Vehicle;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -19,13 +17,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SglangEngineTest {
   private final SglangEngine sglang = new SglangEngine();
 
-  private static AttachmentRequest request(Vehicle vehicle) {
+  private static AttachmentRequest request() {
     return AttachmentRequest.builder()
-        .vehicle(vehicle)
         .clientEndpoint("mooncake.kv:50051")
         .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("bf16").build())
         .tenant("team-a")
-        .dtype(Dtype.of("bf16"))
         .build();
   }
 
@@ -58,7 +54,7 @@ class SglangEngineTest {
             ManagedRole.builder()
                 .model("qwen/qwen3-8b")
                 .addExtraArgs("--mem-fraction-static", "0.8")
-                .attachment(request(Vehicle.OPERATOR_ROLE))
+                .attachment(request())
                 .build());
     assertThat(command)
         .containsExactly(
@@ -87,7 +83,7 @@ class SglangEngineTest {
             ManagedRole.builder()
                 .model("m")
                 .addExtraArgs("--enable-hierarchical")
-                .attachment(request(Vehicle.OPERATOR_ROLE))
+                .attachment(request())
                 .build());
     assertThat(command)
         .doesNotContain("--enable-hierarchical-cache")
@@ -96,11 +92,12 @@ class SglangEngineTest {
 
   @Test
   void an_injected_pod_ends_with_the_dtype_after_the_defaulted_switch() {
-    AttachmentRequest request = request(Vehicle.INJECTED_POD);
+    AttachmentRequest request = request();
     List<String> args =
         sglang.renderInjectedArgs(
             List.of("python3", "-m", "sglang.launch_server"),
             List.of("--model-path", "m"),
+            Optional.empty(),
             request,
             sglang.attachment(request));
     assertThat(args)
@@ -116,7 +113,7 @@ class SglangEngineTest {
 
   @Test
   void the_store_client_is_configured_by_environment_the_operator_owns() {
-    CacheAttachment attachment = sglang.attachment(request(Vehicle.INJECTED_POD));
+    CacheAttachment attachment = sglang.attachment(request());
     assertThat(attachment.env())
         .contains(
             EnvVar.of("MOONCAKE_MASTER", "mooncake.kv:50051"),

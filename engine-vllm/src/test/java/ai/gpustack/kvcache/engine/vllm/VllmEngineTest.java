@@ -2,7 +2,6 @@ package ai.gpustack.kvcache.engine.vllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
@@ -10,7 +9,6 @@ import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.Launch;
 import ai.gpustack.kvcache.spi.ManagedRole;
-import ai.gpustack.kvcache.spi.Vehicle;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -21,14 +19,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class VllmEngineTest {
   private final VllmEngine vllm = new VllmEngine();
 
-  private static AttachmentRequest request(Vehicle vehicle, RoleKind kind) {
+  private static AttachmentRequest request(RoleKind kind) {
     return AttachmentRequest.builder()
-        .vehicle(vehicle)
         .roleKind(kind)
         .clientEndpoint("mooncake.kv:50051")
         .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("bfloat16").build())
         .tenant("team-a")
-        .dtype(Dtype.of("bfloat16"))
         .build();
   }
 
@@ -74,7 +70,7 @@ class VllmEngineTest {
                 .model("qwen/qwen3-8b")
                 .addExtraArgs("--max-model-len=4096")
                 .port(8080)
-                .attachment(request(Vehicle.OPERATOR_ROLE, RoleKind.Server))
+                .attachment(request(RoleKind.Server))
                 .build());
     assertThat(command)
         .containsExactly(
@@ -102,10 +98,10 @@ class VllmEngineTest {
 
   @Test
   void an_injected_pod_gets_the_connector_then_the_dtype_as_the_last_two_args() {
-    AttachmentRequest request = request(Vehicle.INJECTED_POD, RoleKind.Decode);
+    AttachmentRequest request = request(RoleKind.Decode);
     List<String> args =
         vllm.renderInjectedArgs(
-            List.of("vllm"), List.of("serve"), request, vllm.attachment(request));
+            List.of("vllm"), List.of("serve"), Optional.empty(), request, vllm.attachment(request));
     assertThat(args)
         .containsExactly(
             "serve",
@@ -117,7 +113,7 @@ class VllmEngineTest {
 
   @Test
   void the_store_client_is_configured_by_a_file_the_env_points_at() {
-    CacheAttachment attachment = vllm.attachment(request(Vehicle.INJECTED_POD, RoleKind.Prefill));
+    CacheAttachment attachment = vllm.attachment(request(RoleKind.Prefill));
     assertThat(attachment.env())
         .containsExactly(EnvVar.of("MOONCAKE_CONFIG_PATH", "/etc/gpustack/kvcache/mooncake.json"));
     assertThat(attachment.clientConfig().orElseThrow().content())

@@ -2,12 +2,10 @@ package com.example.kvcache.trtllm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.spi.FlagReader;
-import ai.gpustack.kvcache.spi.Vehicle;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -39,14 +37,12 @@ class TrtllmEngineTest {
   void an_injected_container_ends_with_the_underscored_dtype_pair() {
     AttachmentRequest request =
         AttachmentRequest.builder()
-            .vehicle(Vehicle.INJECTED_POD)
             .clientEndpoint("master:50051")
             .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("fp8").build())
-            .dtype(Dtype.of("fp8"))
             .build();
     assertThat(
             engine.renderInjectedArgs(
-                List.of("trtllm-serve"), List.of("m"), request, engine.attachment(request)))
+                List.of("trtllm-serve"), List.of("m"), Optional.empty(), request, engine.attachment(request)))
         .containsExactly("m", "--kv_cache_dtype", "fp8");
   }
 

@@ -33,8 +33,8 @@ import picocli.CommandLine.Option;
       "Prints, as multi-document YAML, the Pods the reference operator would create for each"
           + " ModelDeployment in the files, resolving the Bindings, Pools and Backends they name"
           + " from the same files. No cluster is read.",
-      "Exit codes: 0 rendered; 1 a deployment could not render (message on stderr); 2 unreadable"
-          + " input."
+      "Exit codes: 0 rendered; 1 a deployment could not render, or its rollout would be held"
+          + " because its Binding's dtype is refused (message on stderr); 2 unreadable input."
     })
 final class RenderCommand implements Callable<Integer> {
   @Option(
@@ -93,30 +93,27 @@ final class RenderCommand implements Callable<Integer> {
       if (md.getMetadata().getNamespace() == null) {
         md.getMetadata().setNamespace("default");
       }
+      String subject =
+          "kvcache render: ModelDeployment "
+              + md.getMetadata().getNamespace()
+              + "/"
+              + md.getMetadata().getName()
+              + ": ";
       try {
         Rendering rendering = renderer.render(md, cluster);
-        rendering
-            .held()
-            .ifPresent(
-                h ->
-                    err.println(
-                        "kvcache render: ModelDeployment "
-                            + md.getMetadata().getName()
-                            + ": "
-                            + h));
+        if (rendering.isHeld()) {
+          // The operator creates and replaces nothing for it: there are no Pods to print.
+          err.println(subject + rendering.heldMessage().orElseThrow());
+          code = 1;
+          continue;
+        }
         for (Rendering.RolePlan role : rendering.roles()) {
           for (Pod pod : role.pods()) {
             out.print(yaml.asYaml(pod));
           }
         }
       } catch (RenderException e) {
-        err.println(
-            "kvcache render: ModelDeployment "
-                + md.getMetadata().getNamespace()
-                + "/"
-                + md.getMetadata().getName()
-                + ": "
-                + e.getMessage());
+        err.println(subject + e.getMessage());
         code = 1;
       }
     }

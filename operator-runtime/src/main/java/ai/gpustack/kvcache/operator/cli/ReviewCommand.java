@@ -3,8 +3,8 @@ package ai.gpustack.kvcache.operator.cli;
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.AdmissionException;
 import ai.gpustack.kvcache.admission.Decision;
-import ai.gpustack.kvcache.admission.Handler;
 import ai.gpustack.kvcache.admission.Request;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
@@ -64,19 +64,19 @@ final class ReviewCommand implements Callable<Integer> {
     try {
       JsonNode review = review();
       Request parsed = Admission.parse(review);
-      Handler handler =
-          Handler.forKind(parsed.kind(), parsed.operation())
+      Route route =
+          Route.forKind(parsed.kind(), parsed.operation())
               .orElseThrow(
                   () ->
                       new AdmissionException(
                           400,
-                          "no admission handler takes "
+                          "no admission route takes "
                               + parsed.operation()
                               + " of "
                               + parsed.kind()));
       Admission admission =
           new Admission(EngineRegistry.load(), MemoryClusterView.of(Manifests.objects(files)));
-      Decision decision = admission.decide(handler, parsed);
+      Decision decision = admission.decide(route, parsed);
       out.println(
           JSON.writerWithDefaultPrettyPrinter()
               .writeValueAsString(Admission.respond(parsed.uid(), decision)));

@@ -1,6 +1,6 @@
 package ai.gpustack.kvcache.operator.docs;
 
-import ai.gpustack.kvcache.admission.Refusal;
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.SettingDefinition;
 import ai.gpustack.kvcache.api.SettingKind;
 import ai.gpustack.kvcache.api.Settings;
@@ -27,20 +27,21 @@ public final class ReferenceDocs {
   static String troubleshooting() {
     StringBuilder out = new StringBuilder();
     out.append("# Troubleshooting: every refusal and warning\n\n");
-    out.append(generated("the message catalog (`Refusal` in webhook-runtime)"));
+    out.append(generated("the message catalog (`Message` in api)"));
     out.append(
-        "The webhook, the operator and the `kvcache` tools word every verdict from one catalog,"
-            + " so the text you see in `kubectl` output, an Event, a condition or `kvcache"
-            + " preflight` is one of these. `<…>` stands for the value filled in. Refusals name"
-            + " the field the way the API server does (`spec.roles[0].extraArgs[1]: Invalid"
-            + " value: …`) and leave the object unchanged.\n\n");
+        "Every refusal and warning the webhook answers, every reason the operator gives for"
+            + " attaching nothing or holding a rollout (a `False` condition and its event), and"
+            + " what `kvcache review`, `kvcache render` and `kvcache preflight` quote of them is"
+            + " one of these. `<…>` stands for the value filled in. Refusals name the field the"
+            + " way the API server does (`spec.roles[0].extraArgs[1]: Invalid value: …`) and"
+            + " leave the object unchanged.\n\n");
     out.append(
         "If the cluster has no webhook registered, nothing here is answered at admission: the"
             + " CRD's CEL rules still keep Binding and deployment identity fields, and the"
             + " operator reports Pods it never injected on their Binding"
             + " (`InjectionRecorded=False`) and as `NotInjected` events.\n\n");
     String section = "";
-    for (Refusal r : Refusal.values()) {
+    for (Message r : Message.values()) {
       String next = section(r);
       if (!next.equals(section)) {
         section = next;
@@ -56,7 +57,7 @@ public final class ReferenceDocs {
     return out.toString();
   }
 
-  private static String section(Refusal r) {
+  private static String section(Message r) {
     String name = r.name();
     if (name.startsWith("BINDING") || name.startsWith("QUANTITY")) {
       return "KVCachePoolBinding";
@@ -64,8 +65,11 @@ public final class ReferenceDocs {
     if (name.startsWith("POOL") || name.startsWith("BACKEND")) {
       return "KVCachePool and KVCacheBackend";
     }
-    if (name.startsWith("DEPLOYMENT") || name.startsWith("DTYPE")) {
+    if (name.startsWith("DEPLOYMENT")) {
       return "ModelDeployment";
+    }
+    if (name.startsWith("ATTACH") || name.startsWith("DTYPE") || name.startsWith("ENGINE")) {
+      return "Attaching: deployments and injected Pods alike";
     }
     if (name.startsWith("POD")) {
       return "Injected Pods";

@@ -4,12 +4,14 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Decision;
-import ai.gpustack.kvcache.admission.Handler;
 import ai.gpustack.kvcache.admission.Request;
+import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.api.EffectiveSettings;
-import ai.gpustack.kvcache.api.KVCachePoolStatus;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.attach.Attachment;
+import ai.gpustack.kvcache.attach.OwnedFlags;
+import ai.gpustack.kvcache.attach.Refusal;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.operator.preflight.Report.BindingCheck;
 import ai.gpustack.kvcache.operator.preflight.Report.EngineUse;
@@ -17,8 +19,6 @@ import ai.gpustack.kvcache.operator.preflight.Report.Rollout;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
-import ai.gpustack.kvcache.resources.KVCacheBackend;
-import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
@@ -29,7 +29,6 @@ import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.spi.FlagOccurrence;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -43,7 +42,6 @@ import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * The upgrade guide's checks over an {@link Inventory}. Admission verdicts come from the same
@@ -52,9 +50,6 @@ import java.util.regex.Pattern;
  * against the replicas' pod-spec hashes.
  */
 public final class Preflight {
-  /** The flag in any spelling, for an engine no module describes (the upgrade guide's filter). */
-  private static final Pattern ANY_SPELLING = Pattern.compile("^--kv[-_]cache[-_]dtype");
-
   private final EngineRegistry engines;
   private final PodRenderer renderer;
   private final KubernetesSerialization json = KvCacheSerialization.create();
@@ -66,7 +61,6 @@ public final class Preflight {
 
   public Report run(Inventory inventory) {
     List<HasMetadata> objects = inventory.objects();
-    publishEndpoints(inventory);
     MemoryClusterView current = MemoryClusterView.of(objects);
     EffectiveSettings now = current.settings();
     String owned = Settings.KV_CACHE_DTYPE_OWNED.name();
@@ -165,22 +159,6 @@ public final class Preflight {
       checks.add(check(b, dtype, users.getOrDefault(key, List.of()), findings));
       users.remove(key);
     }
-    users.forEach(
-        (key, missing) -> {
-          for (User u : missing) {
-            if (u.display().startsWith("ModelDeployment ")) {
-              findings.add(
-                  Finding.breaks(
-                      "binding-missing",
-                      u.display(),
-                      "names KVCachePoolBinding "
-                          + key
-                          + ", which does not exist: its replicas get no cache connector and no"
-                          + " dtype (CacheAttached=False) until it is created",
-                      ""));
-            }
-          }
-        });
     return checks;
   }
 
@@ -265,7 +243,7 @@ public final class Preflight {
     JsonNode object = json.convertValue(md, JsonNode.class);
     Decision update =
         admission.decide(
-            Handler.MODEL_DEPLOYMENT,
+            Route.MODEL_DEPLOYMENT,
             new Request(
                 "preflight",
                 "ModelDeployment",
@@ -285,10 +263,15 @@ public final class Preflight {
           continue;
         }
         List<FlagOccurrence> found =
-            engine
-                .get()
-                .flagReader(md.getSpec().engine().version())
-                .find(role.extraArgs(), engine.get().dtypeFlag());
+            OwnedFlags.find(
+                    engine.get(),
+                    engine.get().flagReader(md.getSpec().engine().version()),
+                    role.extraArgs(),
+                    true)
+                .stream()
+                .filter(OwnedFlags.Hit::dtype)
+                .map(OwnedFlags.Hit::occurrence)
+                .toList();
         for (FlagOccurrence occurrence : found) {
           findings.add(
               Finding.breaks(
@@ -328,11 +311,11 @@ public final class Preflight {
     JsonNode pod = json.convertValue(w.pod(), JsonNode.class);
     Decision decision =
         admission.decide(
-            Handler.POD_INJECTION,
+            Route.POD_INJECTION,
             new Request("preflight", "Pod", "CREATE", w.namespace(), "", pod, null));
     boolean bare = w.kind().equals("Pod");
     if (!decision.allowed()) {
-      boolean passes = passesFlag(w);
+      boolean passes = decision.reasons().contains(OwnedFlags.DTYPE_FLAG_OWNED);
       String consequence =
           bare
               ? "the webhook refuses it when it is recreated"
@@ -365,31 +348,6 @@ public final class Preflight {
     }
   }
 
-  /** Whether the workload's target container names the dtype flag in its command or args. */
-  private boolean passesFlag(Workload w) {
-    List<Container> containers =
-        Optional.ofNullable(w.pod().getSpec().getContainers()).orElse(List.of());
-    Optional<Container> target =
-        w.annotation(Keys.CONTAINER)
-            .flatMap(name -> containers.stream().filter(c -> name.equals(c.getName())).findFirst())
-            .or(() -> containers.size() == 1 ? Optional.of(containers.get(0)) : Optional.empty());
-    if (target.isEmpty()) {
-      return false;
-    }
-    List<String> argv = new ArrayList<>();
-    argv.addAll(Optional.ofNullable(target.get().getCommand()).orElse(List.of()));
-    argv.addAll(Optional.ofNullable(target.get().getArgs()).orElse(List.of()));
-    Optional<Engine> engine = w.annotation(Keys.ENGINE).flatMap(engines::find);
-    if (engine.isPresent()) {
-      return !engine
-          .get()
-          .flagReader(w.annotation(Keys.ENGINE_VERSION))
-          .find(argv, engine.get().dtypeFlag())
-          .isEmpty();
-    }
-    return argv.stream().anyMatch(a -> ANY_SPELLING.matcher(a).find());
-  }
-
   /**
    * How many of {@code md}'s running replicas roll when rendered against {@code current} (an
    * upgrade) and against {@code flipped} (the ownership Setting turned over).
@@ -409,6 +367,20 @@ public final class Preflight {
     try {
       upgrade = renderer.render(md, current);
       afterFlip = renderer.render(md, flipped);
+      upgrade
+          .attachment()
+          .flatMap(Attachment::refusal)
+          .filter(r -> r.reason().equals(Refusal.BINDING_NOT_FOUND))
+          .ifPresent(
+              r ->
+                  findings.add(
+                      Finding.breaks(
+                          "binding-missing",
+                          display(md),
+                          r.message()
+                              + ": its replicas get no cache connector and no dtype"
+                              + " (CacheAttached=False) until it is created",
+                          "")));
     } catch (RenderException e) {
       findings.add(
           Finding.breaks(
@@ -457,30 +429,6 @@ public final class Preflight {
 
   private static String hash(Pod pod) {
     return Pods.hash(pod).orElse("");
-  }
-
-  /**
-   * Gives each pool without a published client endpoint its backend's, as the operator will once it
-   * runs: manifests carry no status, and the webhook reads the endpoint there.
-   */
-  private static void publishEndpoints(Inventory inventory) {
-    for (KVCachePool pool : inventory.all(KVCachePool.class)) {
-      KVCachePoolStatus status =
-          pool.getStatus() == null ? KVCachePoolStatus.builder().build() : pool.getStatus();
-      if (status.clientEndpoint().isPresent() || pool.getSpec() == null) {
-        continue;
-      }
-      pool.getSpec().backends().stream()
-          .findFirst()
-          .flatMap(
-              name ->
-                  inventory.all(KVCacheBackend.class).stream()
-                      .filter(b -> b.getMetadata().getName().equals(name))
-                      .findFirst())
-          .filter(b -> b.getSpec() != null)
-          .flatMap(b -> b.getSpec().connection().external())
-          .ifPresent(e -> pool.setStatus(status.withClientEndpoint(e.clientEndpoint())));
-    }
   }
 
   private static String display(HasMetadata o) {

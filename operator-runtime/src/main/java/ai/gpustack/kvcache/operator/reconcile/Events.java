@@ -39,10 +39,6 @@ public final class Events {
     emit(about, "Warning", reason, message);
   }
 
-  public void normal(HasMetadata about, String reason, String message) {
-    emit(about, "Normal", reason, message);
-  }
-
   private void emit(HasMetadata about, String type, String reason, String message) {
     String namespace =
         about.getMetadata().getNamespace() == null ? "default" : about.getMetadata().getNamespace();

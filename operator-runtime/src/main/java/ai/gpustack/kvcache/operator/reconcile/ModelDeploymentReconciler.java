@@ -158,7 +158,9 @@ public final class ModelDeploymentReconciler
                     .claim(md.getMetadata().getNamespace(), b.getMetadata().getName(), claimOf(md));
               }
             });
-    rendering.held().ifPresent(h -> events.warning(md, "SpellingRejectedByEngine", h));
+    rendering
+        .held()
+        .ifPresent(r -> events.warning(md, r.reason(), rendering.heldMessage().orElseThrow()));
 
     Map<String, List<Pod>> existing =
         replicas(md, context).stream()

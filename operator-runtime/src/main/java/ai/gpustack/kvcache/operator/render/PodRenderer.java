@@ -2,39 +2,34 @@ package ai.gpustack.kvcache.operator.render;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
-import ai.gpustack.kvcache.admission.DeploymentRules;
 import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.ContainerPort;
-import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.EnvVar;
-import ai.gpustack.kvcache.api.KvCacheRef;
-import ai.gpustack.kvcache.api.KvCacheStatus;
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.ModelDeploymentSpec;
-import ai.gpustack.kvcache.api.ProblemsException;
 import ai.gpustack.kvcache.api.Role;
-import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.attach.Attachment;
+import ai.gpustack.kvcache.attach.AttachmentResolver;
+import ai.gpustack.kvcache.attach.BindingRef;
+import ai.gpustack.kvcache.attach.ConfigVolume;
+import ai.gpustack.kvcache.attach.DtypeRuling;
+import ai.gpustack.kvcache.attach.Refusal;
 import ai.gpustack.kvcache.cluster.ClusterView;
-import ai.gpustack.kvcache.resources.KVCacheBackend;
-import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.ClientConfigFile;
-import ai.gpustack.kvcache.spi.DtypeVerdict;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.spi.ManagedRole;
-import ai.gpustack.kvcache.spi.Vehicle;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.VolumeBuilder;
-import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,10 +49,15 @@ public final class PodRenderer {
   public static final String CACHE_ATTACHED = "CacheAttached";
   public static final String DTYPE_ACCEPTED = "DtypeAccepted";
 
+  /** Where a deployment names its Binding. */
+  static final String BINDING_FIELD = "spec.kvCache.poolRef.name";
+
   private final EngineRegistry engines;
+  private final AttachmentResolver resolver;
 
   public PodRenderer(EngineRegistry engines) {
     this.engines = engines;
+    this.resolver = new AttachmentResolver(engines);
   }
 
   /**
@@ -75,230 +75,115 @@ public final class PodRenderer {
             .orElseThrow(() -> new RenderException(engines.unknown(spec.engine().name())));
     EffectiveSettings settings = cluster.settings();
     Optional<String> version = spec.engine().version();
-    List<Condition> conditions = new ArrayList<>();
-    Optional<KVCachePoolBinding> binding = Optional.empty();
-    Optional<KvCacheStatus> kvCache = Optional.empty();
-    Optional<AttachmentRequest> attachment = Optional.empty();
-    Optional<String> held = Optional.empty();
     boolean allTakeOver = spec.roles().stream().allMatch(Role::isTakeOver);
-
-    if (spec.kvCache().isEmpty()) {
-      conditions.add(
-          Conditions.of(DOMAIN_REGISTERED, true, "NotApplicable", "spec.kvCache names no pool"));
-      conditions.add(
-          Conditions.of(CACHE_ATTACHED, true, "NotApplicable", "spec.kvCache names no pool"));
-      conditions.add(
-          Conditions.of(DTYPE_ACCEPTED, true, "NotApplicable", "spec.kvCache names no pool"));
-    } else {
-      KvCacheRef ref = spec.kvCache().get();
-      binding = cluster.binding(md.getMetadata().getNamespace(), ref.poolRef().name());
-      Resolved resolved = resolve(binding, ref, cluster, conditions);
-      kvCache = resolved.status();
-      attachment =
-          resolved
-              .endpoint()
-              .map(
-                  endpoint -> {
-                    KVCachePoolBinding b = resolved.binding();
-                    return AttachmentRequest.builder()
-                        .vehicle(Vehicle.OPERATOR_ROLE)
-                        .clientEndpoint(endpoint)
-                        .domain(b.getSpec().domain())
-                        .tenant(
-                            resolved.tenants()
-                                ? Optional.of(b.getSpec().domain().name())
-                                : Optional.empty())
-                        .dtype(settings.kvCacheDtypeOwned() ? dtype(b) : Optional.empty())
-                        .engineVersion(version)
-                        .build();
-                  });
-      if (allTakeOver) {
-        conditions.add(
-            Conditions.unknown(
-                CACHE_ATTACHED,
-                "Unmanaged",
-                "every role sets command: the operator attaches nothing"));
-      } else if (attachment.isPresent()) {
-        conditions.add(
-            Conditions.of(
-                CACHE_ATTACHED,
-                true,
-                "Attached",
-                "replicas connect to " + attachment.get().clientEndpoint()));
-      }
-      held = dtypeAccepted(engine, version, binding, attachment, settings, allTakeOver, conditions);
-    }
+    Optional<Attachment> attachment =
+        spec.kvCache()
+            .map(
+                k ->
+                    resolver.resolve(
+                        new BindingRef(
+                            md.getMetadata().getNamespace(), k.poolRef().name(), BINDING_FIELD),
+                        engine,
+                        version,
+                        settings,
+                        cluster));
+    List<Condition> conditions =
+        attachment
+            .map(a -> conditions(a, settings, allTakeOver))
+            .orElseGet(
+                () ->
+                    List.of(
+                        Conditions.of(
+                            DOMAIN_REGISTERED, true, "NotApplicable", "spec.kvCache names no pool"),
+                        Conditions.of(
+                            CACHE_ATTACHED, true, "NotApplicable", "spec.kvCache names no pool"),
+                        Conditions.of(
+                            DTYPE_ACCEPTED, true, "NotApplicable", "spec.kvCache names no pool")));
+    Optional<Refusal> held =
+        allTakeOver
+            ? Optional.empty()
+            : attachment.flatMap(Attachment::refusal).filter(Refusal::aboutDtype);
 
     List<Rendering.RolePlan> plans = new ArrayList<>();
     for (int r = 0; r < spec.roles().size(); r++) {
       Role role = spec.roles().get(r);
+      Optional<AttachmentRequest> request =
+          role.isTakeOver() ? Optional.empty() : attachment.flatMap(a -> a.request(role.kind()));
       List<Pod> pods = new ArrayList<>();
       for (int ordinal = 0; ordinal < role.replicas(); ordinal++) {
-        pods.add(
-            pod(
-                md,
-                role,
-                r,
-                ordinal,
-                engine,
-                version,
-                role.isTakeOver()
-                    ? Optional.empty()
-                    : attachment.map(a -> a.withRoleKind(role.kind()))));
+        pods.add(pod(md, role, r, ordinal, engine, version, request));
       }
       plans.add(new Rendering.RolePlan(role.name(), role.isTakeOver(), List.copyOf(pods)));
     }
-    return new Rendering(List.copyOf(plans), binding, kvCache, List.copyOf(conditions), held);
+    return new Rendering(List.copyOf(plans), attachment, conditions, held);
   }
 
-  private record Resolved(
-      Optional<KvCacheStatus> status,
-      Optional<String> endpoint,
-      boolean tenants,
-      KVCachePoolBinding binding) {}
-
-  /**
-   * DomainRegistered and, when the cache cannot attach, CacheAttached; the endpoint when it can.
-   */
-  private static Resolved resolve(
-      Optional<KVCachePoolBinding> found,
-      KvCacheRef ref,
-      ClusterView cluster,
-      List<Condition> conditions) {
-    if (found.isEmpty() || found.get().getSpec() == null) {
-      String msg = "KVCachePoolBinding " + quote(ref.poolRef().name()) + " does not exist";
-      conditions.add(Conditions.of(DOMAIN_REGISTERED, false, "BindingNotFound", msg));
-      conditions.add(
-          Conditions.of(
-              CACHE_ATTACHED, false, "BindingNotFound", msg + ": no store connector is rendered"));
-      return new Resolved(Optional.empty(), Optional.empty(), false, null);
-    }
-    KVCachePoolBinding binding = found.get();
-    String poolName = binding.getSpec().poolRef().name();
-    Optional<KvCacheStatus> status =
-        Optional.of(
-            KvCacheStatus.builder()
-                .binding(ref.poolRef().name())
-                .pool(poolName)
-                .domain(binding.getSpec().domain())
-                .build());
-    if (binding.getMetadata().getDeletionTimestamp() != null) {
-      String msg = "KVCachePoolBinding " + quote(ref.poolRef().name()) + " is being deleted";
-      conditions.add(Conditions.of(DOMAIN_REGISTERED, false, "BindingDeleting", msg));
-      conditions.add(
-          Conditions.of(
-              CACHE_ATTACHED, false, "BindingDeleting", msg + ": no store connector is rendered"));
-      return new Resolved(status, Optional.empty(), false, binding);
-    }
-    conditions.add(
-        Conditions.of(
-            DOMAIN_REGISTERED,
-            true,
-            "Registered",
-            "domain " + quote(binding.getSpec().domain().name()) + " on pool " + quote(poolName)));
-    Optional<KVCachePool> pool = cluster.pool(poolName);
-    if (pool.isEmpty() || pool.get().getSpec() == null) {
-      conditions.add(
-          Conditions.of(
+  /** DomainRegistered, CacheAttached and DtypeAccepted of a deployment naming a Binding. */
+  private static List<Condition> conditions(
+      Attachment a, EffectiveSettings settings, boolean allTakeOver) {
+    List<Condition> out = new ArrayList<>();
+    Optional<Refusal> detached = a.refusal().filter(r -> !r.aboutDtype());
+    Optional<Refusal> unregistered =
+        detached.filter(
+            r ->
+                r.reason().equals(Refusal.BINDING_NOT_FOUND)
+                    || r.reason().equals(Refusal.BINDING_DELETING));
+    out.add(
+        unregistered
+            .map(r -> Conditions.of(DOMAIN_REGISTERED, false, r.reason(), r.message()))
+            .orElseGet(
+                () -> {
+                  KVCachePoolBinding b = a.binding().orElseThrow();
+                  return Conditions.of(
+                      DOMAIN_REGISTERED,
+                      true,
+                      "Registered",
+                      "domain "
+                          + quote(b.getSpec().domain().name())
+                          + " on pool "
+                          + quote(b.getSpec().poolRef().name()));
+                }));
+    if (allTakeOver) {
+      out.add(
+          Conditions.unknown(
               CACHE_ATTACHED,
-              false,
-              "PoolNotFound",
-              "KVCachePool " + quote(poolName) + " does not exist"));
-      return new Resolved(status, Optional.empty(), false, binding);
+              "Unmanaged",
+              "every role sets command: the operator attaches nothing"));
+    } else {
+      out.add(
+          detached
+              .map(r -> Conditions.of(CACHE_ATTACHED, false, r.reason(), r.message()))
+              .orElseGet(
+                  () ->
+                      Conditions.of(
+                          CACHE_ATTACHED,
+                          true,
+                          "Attached",
+                          "replicas connect to " + a.endpoint().orElseThrow())));
     }
-    Optional<KVCacheBackend> backend =
-        pool.get().getSpec().backends().stream().findFirst().flatMap(cluster::backend);
-    Optional<String> endpoint =
-        backend
-            .flatMap(
-                b -> b.getSpec() == null ? Optional.empty() : b.getSpec().connection().external())
-            .map(e -> e.clientEndpoint())
-            .or(
-                () ->
-                    pool.get().getStatus() == null
-                        ? Optional.empty()
-                        : pool.get().getStatus().clientEndpoint());
-    if (endpoint.isEmpty()) {
-      conditions.add(
-          Conditions.of(
-              CACHE_ATTACHED,
-              false,
-              "EndpointNotPublished",
-              "KVCachePool " + quote(poolName) + " has no client endpoint: check its backend"));
-      return new Resolved(status, Optional.empty(), false, binding);
-    }
-    boolean tenants = backend.map(b -> b.getSpec().multiTenancy()).orElse(true);
-    return new Resolved(status, endpoint, tenants, binding);
-  }
-
-  private static Optional<Dtype> dtype(KVCachePoolBinding binding) {
-    try {
-      return Optional.of(binding.getSpec().domain().checkedDtype());
-    } catch (ProblemsException e) {
-      return Optional.empty();
-    }
-  }
-
-  /** Adds DtypeAccepted; returns why the rollout is held, when it is. */
-  private Optional<String> dtypeAccepted(
-      Engine engine,
-      Optional<String> version,
-      Optional<KVCachePoolBinding> binding,
-      Optional<AttachmentRequest> attachment,
-      EffectiveSettings settings,
-      boolean allTakeOver,
-      List<Condition> conditions) {
+    DtypeRuling ruling = a.dtype();
     if (!settings.kvCacheDtypeOwned()) {
-      conditions.add(
+      out.add(
           Conditions.of(
               DTYPE_ACCEPTED,
               true,
               "NotOwned",
               "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered"));
-      return Optional.empty();
-    }
-    if (allTakeOver || attachment.isEmpty() || binding.isEmpty()) {
-      conditions.add(Conditions.of(DTYPE_ACCEPTED, true, "NotApplicable", "no dtype is rendered"));
-      return Optional.empty();
-    }
-    String dtype = binding.get().getSpec().domain().dtype();
-    if (settings.spellingCheck() == SpellingCheck.Off) {
-      conditions.add(
+    } else if (allTakeOver || ruling.outcome() == DtypeRuling.Outcome.UNRESOLVED) {
+      out.add(Conditions.of(DTYPE_ACCEPTED, true, "NotApplicable", "no dtype is rendered"));
+    } else if (a.refusal().filter(Refusal::aboutDtype).isPresent()) {
+      out.add(
           Conditions.of(
               DTYPE_ACCEPTED,
-              true,
-              "CheckDisabled",
-              "kv-cache-dtype-spelling-check is Off: " + quote(dtype) + " is passed unchecked"));
-      return Optional.empty();
-    }
-    DtypeVerdict verdict = engine.checkDtype(dtype, version);
-    if (verdict.accepted()) {
-      conditions.add(
+              false,
+              ruling.outcome().reason(),
+              Message.ATTACH_HELD.detail(ruling.message())));
+    } else {
+      out.add(
           Conditions.of(
-              DTYPE_ACCEPTED,
-              true,
-              "Accepted",
-              "engine "
-                  + quote(engine.id())
-                  + " accepts "
-                  + quote(dtype)
-                  + " (table "
-                  + verdict.table()
-                  + ")"));
-      return Optional.empty();
+              DTYPE_ACCEPTED, ruling.accepted(), ruling.outcome().reason(), ruling.message()));
     }
-    String why =
-        DeploymentRules.spellingVerdict(engine, version, binding.get(), engines).orElseThrow();
-    if (settings.spellingCheck() == SpellingCheck.Warn) {
-      conditions.add(Conditions.of(DTYPE_ACCEPTED, false, "SpellingUnverified", why));
-      return Optional.empty();
-    }
-    String held =
-        why
-            + ". The rollout is held: replicas keep their last good render (see 'If new Pods fail"
-            + " argument parsing' in the upgrade guide)";
-    conditions.add(Conditions.of(DTYPE_ACCEPTED, false, "SpellingRejectedByEngine", held));
-    return Optional.of(held);
+    return out;
   }
 
   private static Pod pod(
@@ -308,7 +193,7 @@ public final class PodRenderer {
       int ordinal,
       Engine engine,
       Optional<String> version,
-      Optional<AttachmentRequest> attachment) {
+      Optional<AttachmentRequest> request) {
     String image =
         role.image()
             .or(() -> engine.defaultImage(version))
@@ -325,7 +210,7 @@ public final class PodRenderer {
             ? List.of(
                 ContainerPort.builder().name("http").containerPort(engine.defaultPort()).build())
             : role.ports();
-    Optional<CacheAttachment> cache = attachment.map(engine::attachment);
+    Optional<CacheAttachment> cache = request.map(engine::attachment);
     List<String> command;
     List<EnvVar> env;
     if (role.isTakeOver()) {
@@ -339,7 +224,7 @@ public final class PodRenderer {
                   .addAllExtraArgs(role.extraArgs())
                   .port(ports.get(0).containerPort())
                   .engineVersion(version)
-                  .attachment(attachment)
+                  .attachment(request)
                   .build());
       env = cache.map(c -> engine.renderEnv(role.env(), c)).orElse(role.env());
     }
@@ -388,26 +273,8 @@ public final class PodRenderer {
             .endMetadata();
     config.ifPresent(
         c -> {
-          container.addToVolumeMounts(
-              new VolumeMountBuilder()
-                  .withName(ClientConfigFile.VOLUME)
-                  .withMountPath(c.directory())
-                  .withReadOnly(true)
-                  .build());
-          pod.editOrNewSpec()
-              .addToVolumes(
-                  new VolumeBuilder()
-                      .withName(ClientConfigFile.VOLUME)
-                      .withNewDownwardAPI()
-                      .addNewItem()
-                      .withPath(c.fileName())
-                      .withNewFieldRef()
-                      .withFieldPath("metadata.annotations['" + Keys.CLIENT_CONFIG + "']")
-                      .endFieldRef()
-                      .endItem()
-                      .endDownwardAPI()
-                      .build())
-              .endSpec();
+          container.addToVolumeMounts(ConfigVolume.mount(c));
+          pod.editOrNewSpec().addToVolumes(ConfigVolume.volume(c)).endSpec();
         });
     Pod rendered =
         pod.editOrNewSpec()

@@ -2,7 +2,7 @@ package ai.gpustack.kvcache.operator.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.gpustack.kvcache.admission.Refusal;
+import ai.gpustack.kvcache.api.Message;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +29,7 @@ class ReferenceDocsTest {
   @Test
   void every_refusal_has_its_cause_and_fix_in_troubleshooting() {
     String page = ReferenceDocs.troubleshooting();
-    for (Refusal r : Refusal.values()) {
+    for (Message r : Message.values()) {
       assertThat(page).contains(r.cause(), r.fix());
     }
   }

@@ -1,13 +1,14 @@
-package ai.gpustack.kvcache.admission;
+package ai.gpustack.kvcache.api;
 
 import java.util.Locale;
 
 /**
- * Every refusal and warning the system words, with its cause and fix: the message catalog that
- * {@code docs/troubleshooting.md} is generated from. A template's {@code %s} are filled in order;
- * callers quote values themselves.
+ * Every refusal and warning the system words, with its cause and fix: the webhook's answers, the
+ * reasons the operator holds a deployment or attaches nothing, and the warnings both give, so they
+ * read alike wherever they appear. {@code docs/troubleshooting.md} is generated from this catalog.
+ * A template's {@code %s} are filled in order; callers quote values themselves. Immutable.
  */
-public enum Refusal {
+public enum Message {
   BINDING_DTYPE_AUTO(
       "\"auto\" lets each engine resolve its own from the model it loads, so it binds nothing: the"
           + " dtype is handed to every engine attached through this Binding as --kv-cache-dtype;"
@@ -101,10 +102,6 @@ public enum Refusal {
       "must be between 0 and 1024",
       "A role's replicas are out of range.",
       "Set replicas between 0 and 1024."),
-  DEPLOYMENT_ENGINE_UNKNOWN(
-      "%s",
-      "spec.engine.name (or the engine annotation) names no registered engine.",
-      "Use a registered engine id (kvcache engines lists them) or add its module's jar."),
   DEPLOYMENT_IDENTITY(
       "%s is an identity field: a different value describes a different deployment, which is"
           + " created rather than edited",
@@ -130,6 +127,46 @@ public enum Refusal {
           + " engine reads as it) while model-deployment-kv-cache-dtype-owned is on. Stored"
           + " deployments keep running on their own value, but every update is refused.",
       "Remove the flag from extraArgs once the Binding's dtype is the one the role should run."),
+  ENGINE_UNKNOWN(
+      "%s",
+      "spec.engine.name (or the engine annotation) names no registered engine.",
+      "Use a registered engine id (kvcache engines lists them) or add its module's jar."),
+  ATTACH_BINDING_NOT_FOUND(
+      "KVCachePoolBinding %s does not exist in namespace %s",
+      "A deployment's spec.kvCache.poolRef.name, or an injected Pod's kvcache.gpustack.ai/binding"
+          + " annotation, names no Binding in its namespace. The webhook refuses such a Pod; the"
+          + " operator renders the deployment's replicas without a cache connector"
+          + " (CacheAttached=False).",
+      "Create the Binding, or name an existing one."),
+  ATTACH_BINDING_DELETING(
+      "KVCachePoolBinding %s is being deleted: no new workload may attach through it",
+      "The Binding has a deletionTimestamp; it is held only until the workloads using it are gone.",
+      "Attach through another Binding."),
+  ATTACH_POOL_NOT_FOUND(
+      "KVCachePool %s, which KVCachePoolBinding %s names, does not exist",
+      "The Binding's pool is gone.", "Recreate the pool or attach through another Binding."),
+  ATTACH_NO_ENDPOINT(
+      "KVCachePool %s has no store endpoint to attach to: its KVCacheBackend %s %s, and the pool has"
+          + " published none (status.clientEndpoint); see the pool's BackendResolved condition",
+      "Neither the pool's backend (spec.connection.external.clientEndpoint) nor the pool's status"
+          + " names the master the engine would connect to.",
+      "Create the backend or give it an endpoint; attachments follow once it has one."),
+  ATTACH_DTYPE_UNREADABLE(
+      "KVCachePoolBinding %s stores spec.domain.dtype %s, which cannot be handed to the engine (%s):"
+          + " the dtype is immutable, so create a Binding with a readable dtype and a new"
+          + " domain.name and move the workloads to it, or turn model-deployment-kv-cache-dtype-owned"
+          + " off",
+      "The Binding was stored before validation or around the webhook with a dtype that is empty,"
+          + " not lowercase or longer than 32 characters. Nothing is rendered from it: the webhook"
+          + " refuses Pods attaching through it and the operator holds its deployments on their"
+          + " last good render (DtypeAccepted=False).",
+      "Follow 'If new Pods fail argument parsing' in docs/upgrading-to-an-enforced-binding-dtype.md."),
+  ATTACH_HELD(
+      "%s. The rollout is held: replicas keep their last good render (see 'If new Pods fail"
+          + " argument parsing' in the upgrade guide)",
+      "The operator does not roll a deployment into Pods its engine would exit on; it reports"
+          + " DtypeAccepted=False and an event.",
+      "Fix the cause named before this sentence."),
   DTYPE_REJECTED_BY_ENGINE(
       "KVCachePoolBinding %s declares dtype %s, which engine %s%s does not accept (table %s): every"
           + " replica would fail argument parsing; %s accepts %s, and every registered engine"
@@ -154,24 +191,10 @@ public enum Refusal {
       "names a Binding in the Pod's own namespace, without a namespace part",
       "The binding annotation holds a '/'.",
       "Create the Binding in the Pod's namespace and name it alone."),
-  POD_BINDING_NOT_FOUND(
-      "KVCachePoolBinding %s does not exist in namespace %s",
-      "The annotated Binding does not exist.", "Create the Binding or fix the annotation."),
-  POD_BINDING_TERMINATING(
-      "KVCachePoolBinding %s is being deleted: no new workload may attach through it",
-      "The annotated Binding has a deletionTimestamp.", "Attach through another Binding."),
   POD_ENGINE_REQUIRED(
       "name the engine the container runs (%s); it is never guessed from the image",
       "The engine annotation is missing.",
       "Annotate kvcache.gpustack.ai/engine: vLLM (or another registered engine)."),
-  POD_POOL_NOT_FOUND(
-      "KVCachePool %s, which KVCachePoolBinding %s names, does not exist",
-      "The Binding's pool is gone.", "Recreate the pool or attach through another Binding."),
-  POD_POOL_NO_ENDPOINT(
-      "KVCachePool %s has not published its client endpoint (status.clientEndpoint) yet: check its"
-          + " BackendResolved condition",
-      "The pool's backend is missing or unresolved, so there is no master to attach to.",
-      "Fix the pool's backend; retry once status.clientEndpoint is set."),
   POD_CONTAINER_REQUIRED(
       "the Pod has %s containers: name the engine's with kvcache.gpustack.ai/container",
       "Several containers and no container annotation.",
@@ -250,7 +273,7 @@ public enum Refusal {
   private final String cause;
   private final String fix;
 
-  Refusal(String template, String cause, String fix) {
+  Message(String template, String cause, String fix) {
     this.template = template;
     this.cause = cause;
     this.fix = fix;

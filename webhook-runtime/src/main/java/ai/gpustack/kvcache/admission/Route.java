@@ -4,8 +4,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
-/** One admission handler: its HTTPS path, the kind and operations it takes, and its type. */
-public enum Handler {
+/**
+ * One webhook route: its HTTPS path, the kind and operations it admits, and whether it mutates.
+ * Each route has one {@link Rule}; {@link Admission} routes a review to it.
+ */
+public enum Route {
   KV_CACHE_POOL_BINDING(
       "/validate/kvcachepoolbindings",
       "worker.gpustack.ai",
@@ -51,7 +54,7 @@ public enum Handler {
   private final boolean mutating;
   private final List<String> operations;
 
-  Handler(
+  Route(
       String path,
       String group,
       String kind,
@@ -95,12 +98,12 @@ public enum Handler {
     return operations;
   }
 
-  public static Optional<Handler> forPath(String path) {
+  public static Optional<Route> forPath(String path) {
     return Arrays.stream(values()).filter(h -> h.path.equals(path)).findFirst();
   }
 
-  /** The handler an API server would call for {@code kind} and {@code operation}. */
-  public static Optional<Handler> forKind(String kind, String operation) {
+  /** The route an API server would call for {@code kind} and {@code operation}. */
+  public static Optional<Route> forKind(String kind, String operation) {
     return Arrays.stream(values())
         .filter(h -> h.kind.equals(kind) && h.operations.contains(operation))
         .findFirst();

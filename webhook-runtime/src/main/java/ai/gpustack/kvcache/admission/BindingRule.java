@@ -4,6 +4,7 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.KVCachePoolBindingSpec;
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.ModelDeploymentSpec;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.cluster.ClusterView;
@@ -22,33 +23,31 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** KVCachePoolBinding admission: shape, the auto rule, immutability, the domain claim, quota. */
-final class BindingRules {
+final class BindingRule implements Rule {
   private final EngineRegistry engines;
   private final ClusterView cluster;
   private final ObjectReader reader;
 
-  BindingRules(EngineRegistry engines, ClusterView cluster, ObjectReader reader) {
+  BindingRule(EngineRegistry engines, ClusterView cluster, ObjectReader reader) {
     this.engines = engines;
     this.cluster = cluster;
     this.reader = reader;
   }
 
-  Decision decide(Request request) {
-    if (!request.isCreate() && !request.isUpdate()) {
-      return Decision.allow(List.of());
-    }
+  @Override
+  public Decision decide(Request request) {
     KVCachePoolBinding binding = reader.read(request.object(), KVCachePoolBinding.class);
     Problems problems = Problems.create();
     KVCachePoolBindingSpec spec = binding.getSpec();
     if (spec == null) {
       problems.required("spec", "a Binding names its pool, its reuse domain and its quota");
-      return Admission.verdict(request, problems, List.of());
+      return Decision.of(request.subject(), problems, List.of());
     }
     String namespace = namespace(binding, request);
     if (request.isCreate()) {
       shape(spec, problems);
       if (cluster.settings().kvCacheDtypeOwned() && Dtype.AUTO.equals(spec.domain().dtype())) {
-        problems.invalid("spec.domain.dtype", Dtype.AUTO, Refusal.BINDING_DTYPE_AUTO.detail());
+        problems.invalid("spec.domain.dtype", Dtype.AUTO, Message.BINDING_DTYPE_AUTO.detail());
       }
       if (problems.isEmpty()) {
         Optional<KVCachePool> pool = cluster.pool(spec.poolRef().name());
@@ -56,7 +55,7 @@ final class BindingRules {
           problems.notFound(
               "spec.poolRef.name",
               spec.poolRef().name(),
-              Refusal.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name())));
+              Message.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name())));
         } else {
           claim(namespace, binding.getMetadata().getName(), spec, pool.get(), problems);
           ceiling(spec, pool.get(), problems);
@@ -79,12 +78,12 @@ final class BindingRules {
                       problems.notFound(
                           "spec.poolRef.name",
                           spec.poolRef().name(),
-                          Refusal.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name()))));
+                          Message.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name()))));
         }
       }
     }
     List<String> warnings = problems.isEmpty() ? warnings(namespace, binding) : List.of();
-    return Admission.verdict(request, problems, warnings);
+    return Decision.of(request.subject(), problems, warnings);
   }
 
   static String namespace(KVCachePoolBinding binding, Request request) {
@@ -99,23 +98,23 @@ final class BindingRules {
     spec.domain().validate("spec.domain", problems);
     if (!Quantities.positive(spec.quota().ceiling())) {
       problems.invalid(
-          "spec.quota.ceiling", spec.quota().ceiling(), Refusal.QUANTITY_NOT_POSITIVE.detail());
+          "spec.quota.ceiling", spec.quota().ceiling(), Message.QUANTITY_NOT_POSITIVE.detail());
     }
   }
 
   private static void immutable(
       KVCachePoolBindingSpec before, KVCachePoolBindingSpec after, Problems problems) {
     if (!before.poolRef().name().equals(after.poolRef().name())) {
-      problems.forbidden("spec.poolRef.name", Refusal.BINDING_POOL_IMMUTABLE.detail());
+      problems.forbidden("spec.poolRef.name", Message.BINDING_POOL_IMMUTABLE.detail());
     }
     if (!before.domain().name().equals(after.domain().name())) {
-      problems.forbidden("spec.domain.name", Refusal.BINDING_DOMAIN_NAME_IMMUTABLE.detail());
+      problems.forbidden("spec.domain.name", Message.BINDING_DOMAIN_NAME_IMMUTABLE.detail());
     }
     if (before.domain().blockSize() != after.domain().blockSize()) {
-      problems.forbidden("spec.domain.blockSize", Refusal.BINDING_BLOCK_SIZE_IMMUTABLE.detail());
+      problems.forbidden("spec.domain.blockSize", Message.BINDING_BLOCK_SIZE_IMMUTABLE.detail());
     }
     if (!before.domain().dtype().equals(after.domain().dtype())) {
-      problems.forbidden("spec.domain.dtype", Refusal.BINDING_DTYPE_IMMUTABLE.detail());
+      problems.forbidden("spec.domain.dtype", Message.BINDING_DTYPE_IMMUTABLE.detail());
     }
   }
 
@@ -159,7 +158,7 @@ final class BindingRules {
         problems.duplicate(
             "spec.domain.name",
             spec.domain().name(),
-            Refusal.BINDING_DOMAIN_CLAIMED.detail(
+            Message.BINDING_DOMAIN_CLAIMED.detail(
                 quote(spec.domain().name()),
                 other.getMetadata().getNamespace() + "/" + other.getMetadata().getName(),
                 backend,
@@ -180,7 +179,7 @@ final class BindingRules {
       problems.invalid(
           "spec.quota.ceiling",
           spec.quota().ceiling(),
-          Refusal.BINDING_CEILING_OVER_POOL.detail(total, quote(pool.getMetadata().getName())));
+          Message.BINDING_CEILING_OVER_POOL.detail(total, quote(pool.getMetadata().getName())));
     }
   }
 
@@ -190,7 +189,7 @@ final class BindingRules {
     String all = String.join(" ", engines.portableSpellings());
     if (!engines.isEmpty() && !engines.anyAccepts(dtype)) {
       warnings.add(
-          Refusal.BINDING_DTYPE_UNKNOWN_WARNING.detail(
+          Message.BINDING_DTYPE_UNKNOWN_WARNING.detail(
               quote(dtype),
               engines.engines().stream().map(Engine::id).collect(Collectors.joining(", ")),
               all));
@@ -214,7 +213,7 @@ final class BindingRules {
     }
     if (!rejecting.isEmpty()) {
       warnings.add(
-          Refusal.BINDING_DTYPE_ATTACHED_WARNING.detail(
+          Message.BINDING_DTYPE_ATTACHED_WARNING.detail(
               quote(dtype), String.join(", ", rejecting), all));
     }
     return warnings;

@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.admission;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.SettingDefinition;
 import ai.gpustack.kvcache.api.Settings;
@@ -13,17 +14,15 @@ import java.util.stream.Collectors;
 /**
  * Setting admission: a catalog name, in the system namespace, with a value of the Setting's kind.
  */
-final class SettingRules {
+final class SettingRule implements Rule {
   private final ObjectReader reader;
 
-  SettingRules(ObjectReader reader) {
+  SettingRule(ObjectReader reader) {
     this.reader = reader;
   }
 
-  Decision decide(Request request) {
-    if (!request.isCreate() && !request.isUpdate()) {
-      return Decision.allow(List.of());
-    }
+  @Override
+  public Decision decide(Request request) {
     Setting setting = reader.read(request.object(), Setting.class);
     Problems problems = Problems.create();
     String name =
@@ -39,7 +38,7 @@ final class SettingRules {
       problems.notSupported(
           "metadata.name",
           name,
-          Refusal.SETTING_UNKNOWN.detail(
+          Message.SETTING_UNKNOWN.detail(
               quote(name),
               Settings.catalog().stream()
                   .map(SettingDefinition::name)
@@ -47,7 +46,7 @@ final class SettingRules {
     }
     if (!Settings.NAMESPACE.equals(namespace)) {
       problems.invalid(
-          "metadata.namespace", namespace, Refusal.SETTING_NAMESPACE.detail(Settings.NAMESPACE));
+          "metadata.namespace", namespace, Message.SETTING_NAMESPACE.detail(Settings.NAMESPACE));
     }
     if (definition.isPresent() && setting.getSpec() != null) {
       setting
@@ -55,8 +54,8 @@ final class SettingRules {
           .value()
           .flatMap(v -> definition.get().refusal(v).map(r -> new String[] {v, r}))
           .ifPresent(
-              bad -> problems.invalid("spec.value", bad[0], Refusal.SETTING_VALUE.detail(bad[1])));
+              bad -> problems.invalid("spec.value", bad[0], Message.SETTING_VALUE.detail(bad[1])));
     }
-    return Admission.verdict(request, problems, List.of());
+    return Decision.of(request.subject(), problems, List.of());
   }
 }

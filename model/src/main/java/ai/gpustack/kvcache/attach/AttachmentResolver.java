@@ -1,0 +1,223 @@
+package ai.gpustack.kvcache.attach;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.ExternalConnection;
+import ai.gpustack.kvcache.api.Message;
+import ai.gpustack.kvcache.api.ProblemType;
+import ai.gpustack.kvcache.api.ProblemsException;
+import ai.gpustack.kvcache.api.SpellingCheck;
+import ai.gpustack.kvcache.attach.DtypeRuling.Outcome;
+import ai.gpustack.kvcache.cluster.ClusterView;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.spi.DtypeVerdict;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Resolves Binding → pool → backend → endpoint, tenant and the dtype's ruling, in that order,
+ * stopping at the first refusal. Pure and thread-safe.
+ *
+ * <p>The endpoint is the backend's declared {@code spec.connection.external.clientEndpoint}, and
+ * the pool's published {@code status.clientEndpoint} only when the backend cannot be read: the
+ * backend is what the master is, while the pool's status is an echo the operator writes after it,
+ * which lags a change and is absent from manifests.
+ */
+public final class AttachmentResolver {
+  private final EngineRegistry engines;
+
+  /** {@code engines} words a rejected spelling with what every registered engine accepts. */
+  public AttachmentResolver(EngineRegistry engines) {
+    this.engines = engines;
+  }
+
+  /** What {@code ref} attaches {@code engine} at {@code version} to, under {@code settings}. */
+  public Attachment resolve(
+      BindingRef ref,
+      Engine engine,
+      Optional<String> version,
+      EffectiveSettings settings,
+      ClusterView cluster) {
+    Optional<KVCachePoolBinding> found =
+        cluster.binding(ref.namespace(), ref.name()).filter(b -> b.getSpec() != null);
+    if (found.isEmpty()) {
+      return refused(
+          ref,
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          refusal(
+              ref,
+              Refusal.BINDING_NOT_FOUND,
+              ProblemType.NOT_FOUND,
+              Message.ATTACH_BINDING_NOT_FOUND.detail(quote(ref.name()), quote(ref.namespace()))));
+    }
+    KVCachePoolBinding binding = found.get();
+    if (binding.getMetadata().getDeletionTimestamp() != null) {
+      return refused(
+          ref,
+          found,
+          Optional.empty(),
+          Optional.empty(),
+          new Refusal(
+              Refusal.BINDING_DELETING,
+              ProblemType.FORBIDDEN,
+              ref.field(),
+              Optional.empty(),
+              Message.ATTACH_BINDING_DELETING.detail(quote(ref.name()))));
+    }
+    String poolName = binding.getSpec().poolRef().name();
+    Optional<KVCachePool> pool = cluster.pool(poolName).filter(p -> p.getSpec() != null);
+    if (pool.isEmpty()) {
+      return refused(
+          ref,
+          found,
+          pool,
+          Optional.empty(),
+          refusal(
+              ref,
+              Refusal.POOL_NOT_FOUND,
+              ProblemType.NOT_FOUND,
+              Message.ATTACH_POOL_NOT_FOUND.detail(quote(poolName), quote(ref.name()))));
+    }
+    Optional<String> backendName = pool.get().getSpec().backends().stream().findFirst();
+    Optional<KVCacheBackend> backend =
+        backendName.flatMap(cluster::backend).filter(b -> b.getSpec() != null);
+    Optional<String> endpoint =
+        backend
+            .flatMap(b -> b.getSpec().connection().external())
+            .map(ExternalConnection::clientEndpoint)
+            .or(
+                () ->
+                    pool.get().getStatus() == null
+                        ? Optional.empty()
+                        : pool.get().getStatus().clientEndpoint());
+    if (endpoint.isEmpty()) {
+      String why =
+          backend.isEmpty()
+              ? "does not exist"
+              : "declares no spec.connection.external.clientEndpoint";
+      return refused(
+          ref,
+          found,
+          pool,
+          backend,
+          refusal(
+              ref,
+              Refusal.ENDPOINT_NOT_PUBLISHED,
+              ProblemType.INVALID,
+              Message.ATTACH_NO_ENDPOINT.detail(
+                  quote(poolName), quote(backendName.orElse("")), why)));
+    }
+    boolean tenants = backend.map(b -> b.getSpec().multiTenancy()).orElse(true);
+    Optional<String> tenant =
+        tenants ? Optional.of(binding.getSpec().domain().name()) : Optional.empty();
+    DtypeRuling ruling = rule(ref, binding, engine, version, settings);
+    Optional<Refusal> refusal = Optional.empty();
+    List<String> warnings = List.of();
+    switch (ruling.outcome()) {
+      case UNREADABLE, REJECTED ->
+          refusal =
+              Optional.of(
+                  new Refusal(
+                      ruling.outcome().reason(),
+                      ProblemType.INVALID,
+                      ref.field(),
+                      Optional.of(ref.name()),
+                      ruling.message()));
+      case UNVERIFIED -> warnings = List.of(ruling.message());
+      default -> {}
+    }
+    return new Attachment(ref, found, pool, backend, endpoint, tenant, ruling, refusal, warnings);
+  }
+
+  private static Refusal refusal(BindingRef ref, String reason, ProblemType type, String message) {
+    return new Refusal(reason, type, ref.field(), Optional.of(ref.name()), message);
+  }
+
+  private static Attachment refused(
+      BindingRef ref,
+      Optional<KVCachePoolBinding> binding,
+      Optional<KVCachePool> pool,
+      Optional<KVCacheBackend> backend,
+      Refusal refusal) {
+    return new Attachment(
+        ref,
+        binding,
+        pool,
+        backend,
+        Optional.empty(),
+        Optional.empty(),
+        new DtypeRuling(
+            Outcome.UNRESOLVED,
+            binding.map(b -> b.getSpec().domain().dtype()).orElse(""),
+            "no dtype is rendered: the cache is not attached"),
+        Optional.of(refusal),
+        List.of());
+  }
+
+  private DtypeRuling rule(
+      BindingRef ref,
+      KVCachePoolBinding binding,
+      Engine engine,
+      Optional<String> version,
+      EffectiveSettings settings) {
+    String dtype = binding.getSpec().domain().dtype();
+    if (!settings.kvCacheDtypeOwned()) {
+      return new DtypeRuling(
+          Outcome.NOT_OWNED,
+          dtype,
+          "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered");
+    }
+    try {
+      Dtype.of(dtype);
+    } catch (ProblemsException e) {
+      String why = e.problems().isEmpty() ? e.getMessage() : e.problems().get(0).detail();
+      return new DtypeRuling(
+          Outcome.UNREADABLE,
+          dtype,
+          Message.ATTACH_DTYPE_UNREADABLE.detail(quote(ref.name()), quote(dtype), why));
+    }
+    if (settings.spellingCheck() == SpellingCheck.Off) {
+      return new DtypeRuling(
+          Outcome.UNCHECKED,
+          dtype,
+          "kv-cache-dtype-spelling-check is Off: " + quote(dtype) + " is passed unchecked");
+    }
+    if (engine.acceptsDtype(dtype, version)) {
+      return new DtypeRuling(
+          Outcome.ACCEPTED,
+          dtype,
+          "engine "
+              + quote(engine.id())
+              + " accepts "
+              + quote(dtype)
+              + " (table "
+              + engine.dtypeSpellings().forVersion(version).basis()
+              + ")");
+    }
+    DtypeVerdict verdict = engine.checkDtype(dtype, version);
+    String rejected =
+        Message.DTYPE_REJECTED_BY_ENGINE.detail(
+            quote(ref.name()),
+            quote(dtype),
+            quote(engine.id()),
+            version.map(v -> " " + v).orElse(""),
+            verdict.table() + verdict.source().map(s -> ", read from " + s).orElse(""),
+            engine.id(),
+            verdict.spellings().isEmpty()
+                ? "nothing at that version"
+                : String.join(" ", verdict.spellings()),
+            String.join(" ", engines.portableSpellings()));
+    return new DtypeRuling(
+        settings.spellingCheck() == SpellingCheck.Warn ? Outcome.UNVERIFIED : Outcome.REJECTED,
+        dtype,
+        rejected);
+  }
+}

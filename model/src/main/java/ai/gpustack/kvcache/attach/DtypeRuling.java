@@ -1,0 +1,54 @@
+package ai.gpustack.kvcache.attach;
+
+/**
+ * What the dtype rule makes of a Binding's dtype for one engine at one version, given the Settings:
+ * whether the dtype is rendered, and the reason and message the operator's {@code DtypeAccepted}
+ * condition carries. Immutable.
+ */
+public record DtypeRuling(Outcome outcome, String dtype, String message) {
+  /** The rulings, each with its condition reason. */
+  public enum Outcome {
+    /** The store is not attached, so no dtype is rendered. */
+    UNRESOLVED("NotApplicable", false),
+    /** {@code model-deployment-kv-cache-dtype-owned} is off: nothing is rendered or refused. */
+    NOT_OWNED("NotOwned", false),
+    /** {@code kv-cache-dtype-spelling-check} is {@code Off}: rendered without asking the engine. */
+    UNCHECKED("CheckDisabled", true),
+    /** The engine's spelling table at its version lists the dtype. */
+    ACCEPTED("Accepted", true),
+    /** The engine rejects it, but the check is {@code Warn}: rendered, with a warning. */
+    UNVERIFIED("SpellingUnverified", true),
+    /** The engine rejects it under {@code Enforce}: refused. */
+    REJECTED(Refusal.SPELLING_REJECTED, true),
+    /** The stored dtype is not a dtype: refused. */
+    UNREADABLE(Refusal.DTYPE_UNREADABLE, false);
+
+    private final String reason;
+    private final boolean renders;
+
+    Outcome(String reason, boolean renders) {
+      this.reason = reason;
+      this.renders = renders;
+    }
+
+    /** The condition reason. */
+    public String reason() {
+      return reason;
+    }
+  }
+
+  /**
+   * Whether the dtype goes on the engine's command line when the attachment is rendered (a refused
+   * one is rendered only where the operator keeps the deployment on its last good render anyway).
+   */
+  public boolean renders() {
+    return outcome.renders;
+  }
+
+  /** Whether the {@code DtypeAccepted} condition reads True. */
+  public boolean accepted() {
+    return outcome != Outcome.UNVERIFIED
+        && outcome != Outcome.REJECTED
+        && outcome != Outcome.UNREADABLE;
+  }
+}

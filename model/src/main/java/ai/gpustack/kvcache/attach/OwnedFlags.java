@@ -1,0 +1,47 @@
+package ai.gpustack.kvcache.attach;
+
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.FlagOccurrence;
+import ai.gpustack.kvcache.spi.FlagReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * The flags a workload may not pass itself on an engine: the cache connector's always, and the
+ * dtype flag while the dtype is owned (the Setting on and a cache attached). Deployment admission,
+ * Pod injection and preflight all scan with this, so a flag refused on one road is refused on all.
+ */
+public final class OwnedFlags {
+  /** Reason word of a refused connector flag. */
+  public static final String CONNECTOR_FLAG_OWNED = "ConnectorFlagOwned";
+
+  /** Reason word of a refused dtype flag. */
+  public static final String DTYPE_FLAG_OWNED = "DtypeFlagOwned";
+
+  /** One owned flag found in an argv: where, as what, and whether it is the dtype flag. */
+  public record Hit(FlagOccurrence occurrence, boolean dtype) {
+    /** {@link #DTYPE_FLAG_OWNED} or {@link #CONNECTOR_FLAG_OWNED}. */
+    public String reason() {
+      return dtype ? DTYPE_FLAG_OWNED : CONNECTOR_FLAG_OWNED;
+    }
+  }
+
+  private OwnedFlags() {}
+
+  /**
+   * Every owned flag in {@code argv} as {@code reader} reads it: connector flags in name order,
+   * then the dtype flag when {@code dtypeOwned}.
+   */
+  public static List<Hit> find(
+      Engine engine, FlagReader reader, List<String> argv, boolean dtypeOwned) {
+    List<Hit> hits = new ArrayList<>();
+    for (String flag : new TreeSet<>(engine.ownedFlags())) {
+      reader.find(argv, flag).forEach(o -> hits.add(new Hit(o, false)));
+    }
+    if (dtypeOwned) {
+      reader.find(argv, engine.dtypeFlag()).forEach(o -> hits.add(new Hit(o, true)));
+    }
+    return hits;
+  }
+}

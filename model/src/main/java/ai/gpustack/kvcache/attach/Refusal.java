@@ -1,0 +1,50 @@
+package ai.gpustack.kvcache.attach;
+
+import ai.gpustack.kvcache.api.Problem;
+import ai.gpustack.kvcache.api.ProblemType;
+import java.util.Optional;
+
+/**
+ * Why a workload cannot attach as it asks: a reason word (the operator's condition reason), the
+ * field that names the Binding, the kind of field error, and the message from the catalog. The
+ * webhook answers it as a denial, the operator as a condition. Immutable.
+ */
+public record Refusal(
+    String reason, ProblemType type, String field, Optional<String> value, String message) {
+  /** The Binding does not exist in the workload's namespace. */
+  public static final String BINDING_NOT_FOUND = "BindingNotFound";
+
+  /** The Binding has a deletionTimestamp. */
+  public static final String BINDING_DELETING = "BindingDeleting";
+
+  /** The Binding's pool does not exist. */
+  public static final String POOL_NOT_FOUND = "PoolNotFound";
+
+  /** Neither the pool's backend nor the pool names a store endpoint. */
+  public static final String ENDPOINT_NOT_PUBLISHED = "EndpointNotPublished";
+
+  /** The Binding's stored dtype is not a dtype (empty, not lowercase, too long). */
+  public static final String DTYPE_UNREADABLE = "DtypeUnreadable";
+
+  /** The engine at its version rejects the Binding's dtype, under {@code Enforce}. */
+  public static final String SPELLING_REJECTED = "SpellingRejectedByEngine";
+
+  /**
+   * Whether the refusal is about the dtype, not the store: the operator holds a deployment on its
+   * last good render for these, rather than rendering it without a cache.
+   */
+  public boolean aboutDtype() {
+    return reason.equals(DTYPE_UNREADABLE) || reason.equals(SPELLING_REJECTED);
+  }
+
+  /** As a field error carrying the reason. */
+  public Problem problem() {
+    return Problem.builder()
+        .field(field)
+        .type(type)
+        .value(value)
+        .detail(message)
+        .reason(reason)
+        .build();
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * The one attachment path. {@link ai.gpustack.kvcache.attach.AttachmentResolver} turns a Binding
+ * reference, an engine and its version, the Settings in force and a read-only cluster view into one
+ * {@link ai.gpustack.kvcache.attach.Attachment}: the Binding, pool and backend, the store endpoint
+ * and tenant, the dtype with its ruling, or the one {@link ai.gpustack.kvcache.attach.Refusal} that
+ * stops it. Operator rendering, Pod injection, preflight, {@code kvcache render}, {@code kvcache
+ * review} and the sandbox all call it, so every rule about attaching is written once. Pure: no
+ * client, no clock.
+ */
+package ai.gpustack.kvcache.attach;
