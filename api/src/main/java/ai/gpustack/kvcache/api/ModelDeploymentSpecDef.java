@@ -1,7 +1,9 @@
 package ai.gpustack.kvcache.api;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import io.fabric8.generator.annotation.Required;
@@ -15,6 +17,9 @@ import org.immutables.value.Value;
  * What a ModelDeployment asks for: a model served by one engine in 1 to 10 roles, optionally
  * attached to a KV cache pool through a Binding.
  */
+@JsonClassDescription(
+    "What a ModelDeployment asks for: a model served by one engine in 1 to 10 roles, optionally"
+        + " attached to a KV cache pool through a Binding.")
 @Value.Immutable
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_ABSENT)
@@ -36,12 +41,19 @@ import org.immutables.value.Value;
 interface ModelDeploymentSpecDef {
   int MAX_ROLES = 10;
 
+  @JsonPropertyDescription(
+      "The model the deployment serves. An identity field: a different value describes a different"
+          + " deployment, which is created rather than edited.")
   @Required
   ModelRef model();
 
+  @JsonPropertyDescription("The engine every role runs, and optionally its version.")
   @Required
   EngineRef engine();
 
+  @JsonPropertyDescription(
+      "Attaches every role to a KV cache pool through a KVCachePoolBinding in this namespace."
+          + " Optional. An identity field: it cannot be added, removed or changed after creation.")
   @ValidationRule(
       value = "self == oldSelf",
       message =
@@ -49,6 +61,9 @@ interface ModelDeploymentSpecDef {
       reason = "FieldValueForbidden")
   Optional<KvCacheRef> kvCache();
 
+  @JsonPropertyDescription(
+      "The deployment's roles, 1 to 10. The role set and each role's name, kind and command are"
+          + " identity fields.")
   @Required
   @Size(min = 1, max = MAX_ROLES)
   List<Role> roles();

@@ -1,6 +1,8 @@
 package ai.gpustack.kvcache.api;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import io.fabric8.generator.annotation.Default;
@@ -19,6 +21,10 @@ import org.immutables.value.Value;
  * <p>The wire type is lenient so that any stored object reads; {@link #validate} reports what the
  * rules refuse.
  */
+@JsonClassDescription(
+    "A reuse domain: the tenant of a KV cache store that engines share blocks in. Every field is"
+        + " immutable once the Binding is stored: reading blocks back at another size or as"
+        + " another type is silent corruption.")
 @Value.Immutable
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonSerialize(as = ReuseDomain.class)
@@ -27,6 +33,9 @@ interface ReuseDomainDef {
   String DEFAULT_NAME = "default";
 
   /** The domain's name, a DNS-1123 label; {@code default} when omitted. */
+  @JsonPropertyDescription(
+      "The domain's name, a DNS-1123 label; \"default\" when omitted. Immutable. Claimed per"
+          + " backend: a second Binding naming it on any pool of the same backend is refused.")
   @Value.Default
   @Default(DEFAULT_NAME)
   @Pattern(Dns.LABEL_PATTERN)
@@ -40,6 +49,9 @@ interface ReuseDomainDef {
   }
 
   /** Tokens per cache block; greater than 0. */
+  @JsonPropertyDescription(
+      "Tokens per cache block. Required, greater than 0, and immutable: blocks were written at"
+          + " this size.")
   @Required
   @Min(1)
   @ValidationRule(
@@ -51,6 +63,11 @@ interface ReuseDomainDef {
   int blockSize();
 
   /** The engine's own spelling of the element type; see {@link Dtype}. */
+  @JsonPropertyDescription(
+      "The KV-cache element type every attached engine runs with, passed as --kv-cache-dtype"
+          + " exactly as spelled (for example bfloat16). Required, lowercase, at most 32"
+          + " characters, immutable; auto is refused on a new Binding while the Setting"
+          + " model-deployment-kv-cache-dtype-owned is on.")
   @Required
   @Size(min = 1, max = Dtype.MAX_LENGTH)
   @ValidationRule(

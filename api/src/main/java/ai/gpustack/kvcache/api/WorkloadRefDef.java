@@ -1,7 +1,9 @@
 package ai.gpustack.kvcache.api;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import io.fabric8.generator.annotation.Required;
@@ -12,6 +14,7 @@ import org.immutables.value.Value;
  * A workload that holds a Binding or a pool: {@code {kind, namespace, name}}. The namespace is
  * empty when the holder lives in the holder's own namespace.
  */
+@JsonClassDescription("A workload that holds a Binding or a pool, as kind, namespace and name.")
 @Value.Immutable
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_ABSENT)
@@ -24,14 +27,19 @@ interface WorkloadRefDef {
           .thenComparing(WorkloadRef::namespace)
           .thenComparing(WorkloadRef::name);
 
+  @JsonPropertyDescription("The holder's kind, for example ModelDeployment or KVCachePoolBinding.")
   @Required
   @Value.Parameter
   String kind();
 
+  @JsonPropertyDescription(
+      "The holder's namespace; empty when the holder is cluster-scoped or lives in the held"
+          + " object's own namespace.")
   @Required
   @Value.Parameter
   String namespace();
 
+  @JsonPropertyDescription("The holder's name.")
   @Required
   @Value.Parameter
   String name();

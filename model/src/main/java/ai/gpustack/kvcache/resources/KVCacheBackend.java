@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.KVCacheBackendSpec;
 import ai.gpustack.kvcache.api.KVCacheBackendStatus;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
@@ -11,6 +12,8 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /** A KV cache store (an existing Mooncake master) that pools publish. Cluster-scoped. */
+@JsonClassDescription(
+    "A KV cache store, an existing Mooncake master, that pools publish. Cluster-scoped.")
 @Group("worker.gpustack.ai")
 @Version("v1")
 @Plural("kvcachebackends")

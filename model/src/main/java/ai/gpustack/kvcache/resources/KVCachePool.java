@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.KVCachePoolSpec;
 import ai.gpustack.kvcache.api.KVCachePoolStatus;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Categories;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /** Capacity on one backend that Bindings draw on. Cluster-scoped. */
+@JsonClassDescription("Capacity on one KVCacheBackend that Bindings draw on. Cluster-scoped.")
 @Group("worker.gpustack.ai")
 @Version("v1")
 @Plural("kvcachepools")

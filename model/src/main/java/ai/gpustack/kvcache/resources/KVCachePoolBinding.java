@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.KVCachePoolBindingSpec;
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -15,6 +16,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * Grants its namespace a reuse domain on a pool and declares the KV-cache dtype every engine
  * attached through it runs with.
  */
+@JsonClassDescription(
+    "Grants its namespace a reuse domain on a pool and declares the KV-cache dtype every engine"
+        + " attached through it runs with.")
 @Group("worker.gpustack.ai")
 @Version("v1")
 @Plural("kvcachepoolbindings")

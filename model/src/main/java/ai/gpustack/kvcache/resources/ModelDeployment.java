@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.ModelDeploymentSpec;
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -15,6 +16,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * A model served by one engine in 1 to 10 roles, optionally attached to a KV cache pool through a
  * Binding.
  */
+@JsonClassDescription(
+    "A model served by one engine in 1 to 10 roles, optionally attached to a KV cache pool through"
+        + " a Binding.")
 @Group("worker.gpustack.ai")
 @Version("v1")
 @Plural("modeldeployments")

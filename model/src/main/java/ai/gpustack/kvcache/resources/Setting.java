@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.SettingStatus;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /** One entry of the fixed Setting catalog, in namespace gpustack-system. */
+@JsonClassDescription("One entry of the fixed Setting catalog, in namespace gpustack-system.")
 @Group("gpustack.ai")
 @Version("v1")
 @Plural("settings")

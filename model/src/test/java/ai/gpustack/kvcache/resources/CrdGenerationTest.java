@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.resources;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.Json;
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crdv2.generator.CRDGenerator;
@@ -10,8 +11,10 @@ import io.fabric8.crdv2.generator.CRDPostProcessor;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.File;
+import java.lang.reflect.ParameterizedType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +45,7 @@ class CrdGenerationTest {
             new CRDPostProcessor() {
               @Override
               public HasMetadata process(HasMetadata crd, String version) {
-                return declarationOrderColumns(crd);
+                return described(declarationOrderColumns(crd));
               }
             })
         .customResourceClasses(
@@ -63,15 +66,60 @@ class CrdGenerationTest {
 
   record Generated(String name, String yaml) {}
 
+  /**
+   * The generator takes descriptions from properties only; the kind's, its spec's and its status's
+   * come from their classes' {@link JsonClassDescription}, for {@code kubectl explain}.
+   */
+  private static HasMetadata described(HasMetadata crd) {
+    CustomResourceDefinition definition = (CustomResourceDefinition) crd;
+    Class<?> type = resource(definition);
+    ParameterizedType resource = (ParameterizedType) type.getGenericSuperclass();
+    definition
+        .getSpec()
+        .getVersions()
+        .forEach(
+            v -> {
+              JSONSchemaProps schema = v.getSchema().getOpenAPIV3Schema();
+              schema.setDescription(description(type));
+              schema
+                  .getProperties()
+                  .get("spec")
+                  .setDescription(description((Class<?>) resource.getActualTypeArguments()[0]));
+              schema
+                  .getProperties()
+                  .get("status")
+                  .setDescription(description((Class<?>) resource.getActualTypeArguments()[1]));
+            });
+    return crd;
+  }
+
+  /** The class's description, or the one its Immutables definition carries. */
+  private static String description(Class<?> type) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      List<Class<?>> candidates = new ArrayList<>(List.of(c));
+      candidates.addAll(List.of(c.getInterfaces()));
+      for (Class<?> candidate : candidates) {
+        JsonClassDescription d = candidate.getAnnotation(JsonClassDescription.class);
+        if (d != null) {
+          return d.value();
+        }
+      }
+    }
+    throw new AssertionError(type + " has no @JsonClassDescription");
+  }
+
+  private static Class<?> resource(CustomResourceDefinition definition) {
+    String kind = definition.getSpec().getNames().getKind();
+    return KvCacheSerialization.RESOURCES.stream()
+        .filter(c -> c.getSimpleName().equals(kind))
+        .findFirst()
+        .orElseThrow();
+  }
+
   /** The generator sorts printer columns by JSON path; people read them in the order declared. */
   private static HasMetadata declarationOrderColumns(HasMetadata crd) {
     CustomResourceDefinition definition = (CustomResourceDefinition) crd;
-    String kind = definition.getSpec().getNames().getKind();
-    Class<?> type =
-        KvCacheSerialization.RESOURCES.stream()
-            .filter(c -> c.getSimpleName().equals(kind))
-            .findFirst()
-            .orElseThrow();
+    Class<?> type = resource(definition);
     List<String> order =
         Arrays.stream(type.getAnnotationsByType(AdditionalPrinterColumn.class))
             .map(AdditionalPrinterColumn::name)

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The resources the sandbox serves: the built-ins the system touches and the CRDs (read from the
@@ -41,7 +42,25 @@ final class ResourceCatalog {
       List<String> shortNames,
       List<String> categories,
       boolean statusSubresource,
-      List<JsonNode> printerColumns) {}
+      List<JsonNode> printerColumns,
+      Optional<JsonNode> schema) {
+    /** Whether a CRD defines it. */
+    boolean custom() {
+      return schema.isPresent();
+    }
+
+    /** {@code v1}, {@code worker.gpustack.ai/v1}. */
+    String apiVersion() {
+      return group.isEmpty() ? version : group + "/" + version;
+    }
+
+    /** Whether it has the {@code scale} subresource, as the built-in workload kinds do. */
+    boolean scalable() {
+      return !custom() && SCALABLE.contains(kind);
+    }
+  }
+
+  private static final Set<String> SCALABLE = Set.of("Deployment", "ReplicaSet", "StatefulSet");
 
   private final Map<String, Resource> byGroupPlural = new LinkedHashMap<>();
   private final List<JsonNode> crds = new ArrayList<>();
@@ -62,8 +81,46 @@ final class ResourceCatalog {
     builtin("apps", "v1", "daemonsets", "DaemonSet", true, List.of("ds"), List.of("all"), true);
     builtin("batch", "v1", "jobs", "Job", true, List.of(), List.of("all"), true);
     builtin("batch", "v1", "cronjobs", "CronJob", true, List.of("cj"), List.of("all"), true);
-    builtin("events.k8s.io", "v1", "events", "Event", true, List.of("ev"), List.of(), false);
+    // "ev" is core events' alone: kubectl would warn that it matches both otherwise.
+    builtin("events.k8s.io", "v1", "events", "Event", true, List.of(), List.of(), false);
     builtin("coordination.k8s.io", "v1", "leases", "Lease", true, List.of(), List.of(), false);
+    builtin(
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        true,
+        List.of("pdb"),
+        List.of(),
+        true);
+    builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, List.of(), List.of(), false);
+    builtin(
+        "rbac.authorization.k8s.io",
+        "v1",
+        "rolebindings",
+        "RoleBinding",
+        true,
+        List.of(),
+        List.of(),
+        false);
+    builtin(
+        "rbac.authorization.k8s.io",
+        "v1",
+        "clusterroles",
+        "ClusterRole",
+        false,
+        List.of(),
+        List.of(),
+        false);
+    builtin(
+        "rbac.authorization.k8s.io",
+        "v1",
+        "clusterrolebindings",
+        "ClusterRoleBinding",
+        false,
+        List.of(),
+        List.of(),
+        false);
     builtin(
         "apiextensions.k8s.io",
         "v1",
@@ -114,7 +171,8 @@ final class ResourceCatalog {
                 shortNames,
                 categories,
                 v.path("subresources").has("status"),
-                columns));
+                columns,
+                Optional.of(v.path("schema").path("openAPIV3Schema"))));
       }
     }
   }
@@ -139,7 +197,8 @@ final class ResourceCatalog {
             shortNames,
             categories,
             status,
-            List.of()));
+            List.of(),
+            Optional.empty()));
   }
 
   private void put(Resource r) {
@@ -164,6 +223,18 @@ final class ResourceCatalog {
 
   Optional<Resource> find(String group, String plural) {
     return Optional.ofNullable(byGroupPlural.get(group + "/" + plural));
+  }
+
+  /** The resource serving {@code kind} in {@code group}. */
+  Optional<Resource> byKind(String group, String kind) {
+    return byGroupPlural.values().stream()
+        .filter(r -> r.group().equals(group) && r.kind().equals(kind))
+        .findFirst();
+  }
+
+  /** Every resource served, in discovery order. */
+  List<Resource> all() {
+    return List.copyOf(byGroupPlural.values());
   }
 
   /** {@code /api} */
@@ -238,6 +309,20 @@ final class ResourceCatalog {
             .put("singularName", "")
             .put("namespaced", r.namespaced())
             .put("kind", r.kind())
+            .putArray("verbs")
+            .add("get")
+            .add("patch")
+            .add("update");
+      }
+      if (r.scalable()) {
+        resources
+            .addObject()
+            .put("name", r.plural() + "/scale")
+            .put("singularName", "")
+            .put("namespaced", r.namespaced())
+            .put("group", "autoscaling")
+            .put("version", "v1")
+            .put("kind", "Scale")
             .putArray("verbs")
             .add("get")
             .add("patch")

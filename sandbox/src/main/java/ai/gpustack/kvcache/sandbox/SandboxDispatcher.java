@@ -4,8 +4,8 @@ import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
@@ -14,20 +14,34 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.zjsonpatch.JsonPatch;
 import java.io.IOException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The embedded API server's front: discovery, server-side tables, self-subject reviews, and the
- * admission chain in front of every create, update and patch; everything else goes to fabric8's
- * CRUD dispatcher unchanged.
+ * The embedded API server's front: discovery, OpenAPI, server-side tables, self-subject reviews,
+ * and for every write what a real API server does before storing it (namespace, conflicts, the CRD
+ * schema with {@code fieldValidation}, the admission chain, {@code dryRun}); everything else goes
+ * to fabric8's CRUD store. Answers are the API server's, Status for Status, so kubectl words them
+ * as it would against a cluster.
  */
 final class SandboxDispatcher extends Dispatcher {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+  private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final KubernetesCrudDispatcher crud;
+  private final Store crud;
+  private final WatchHub hub;
   private final ResourceCatalog catalog;
+  private final OpenApi openApi;
   private final AdmissionChain chain;
   private final KubernetesSerialization serialization = KvCacheSerialization.create();
   private final Consumer<String> refusals;
@@ -37,14 +51,25 @@ final class SandboxDispatcher extends Dispatcher {
   private volatile Consumer<RecordedRequest> recorder = r -> {};
 
   SandboxDispatcher(
-      KubernetesCrudDispatcher crud,
+      Store crud,
+      WatchHub hub,
       ResourceCatalog catalog,
       EngineRegistry engines,
       Consumer<String> refusals) {
     this.crud = crud;
+    this.hub = hub;
     this.catalog = catalog;
+    this.openApi = new OpenApi(catalog);
     this.chain = new AdmissionChain(engines);
     this.refusals = refusals;
+  }
+
+  /** Every object in the store now, as JSON. */
+  List<String> stored() {
+    Map<?, String> map = crud.getMap();
+    synchronized (map) {
+      return new ArrayList<>(map.values());
+    }
   }
 
   void serverAddress(String address) {
@@ -64,109 +89,647 @@ final class SandboxDispatcher extends Dispatcher {
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     recorder.accept(request);
-    if (request.method() == HttpMethod.GET) {
-      return serve(request);
-    }
-    // One write at a time: a merge patch reads the stored object and writes its result, and a
-    // PUT is checked against the stored resourceVersion; both must see no write in between.
-    synchronized (writes) {
-      return serve(request);
+    try {
+      if (request.method() == HttpMethod.GET) {
+        return serve(request);
+      }
+      // One write at a time: a patch reads the stored object and writes its result, and a PUT is
+      // checked against the stored resourceVersion; both must see no write in between.
+      synchronized (writes) {
+        return serve(request);
+      }
+    } catch (io.fabric8.zjsonpatch.JsonPatchException e) {
+      return status(Statuses.of(422, "Invalid", "the patch does not apply: " + e.getMessage()));
+    } catch (IOException e) {
+      return status(Statuses.badRequest("the body is not JSON: " + firstLine(e.getMessage())));
+    } catch (RuntimeException e) {
+      return status(Statuses.of(500, "InternalError", "the sandbox API server failed: " + e));
     }
   }
 
-  private MockResponse serve(RecordedRequest request) {
+  private MockResponse serve(RecordedRequest sent) throws IOException {
+    RecordedRequest request;
+    try {
+      request = asJson(sent);
+    } catch (Protobuf.Unreadable e) {
+      return status(Statuses.of(415, "UnsupportedMediaType", e.getMessage()));
+    }
     String path = request.getPath();
     String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    Map<String, String> query = query(path);
     HttpMethod method = request.method();
-    try {
-      if (method == HttpMethod.GET) {
-        switch (bare) {
-          case "/version" -> {
-            return json(
+    if (method == HttpMethod.GET) {
+      Optional<MockResponse> special = nonResource(request, bare);
+      if (special.isPresent()) {
+        return special.get();
+      }
+    }
+    if (method == HttpMethod.POST && bare.endsWith("/selfsubjectaccessreviews")) {
+      return json(201, AccessReviews.access(JSON.readTree(request.getBody().getBytes())));
+    }
+    if (method == HttpMethod.POST && bare.endsWith("/selfsubjectrulesreviews")) {
+      return json(201, AccessReviews.rules(JSON.readTree(request.getBody().getBytes())));
+    }
+    Optional<ApiPath> api = ApiPath.parse(path);
+    boolean watch = "true".equals(query.get("watch")) || "1".equals(query.get("watch"));
+    if (api.isEmpty() || watch) {
+      // fabric8's clients watch over WebSocket, which the store serves; plain-HTTP watches never
+      // get here (WatchStream streams them).
+      return crud.dispatch(request);
+    }
+    Optional<ResourceCatalog.Resource> found = catalog.find(api.get().group(), api.get().plural());
+    if (found.isEmpty()) {
+      return status(Statuses.notFound("the server could not find the requested resource"));
+    }
+    Resource r = new Resource(api.get(), found.get(), query, request);
+    Optional<String> subresource = api.get().subresource();
+    if (subresource.filter("scale"::equals).isPresent() && found.get().scalable()) {
+      return scale(r);
+    }
+    if (subresource.isPresent() && !subresource.get().equals("status")) {
+      return status(
+          found.get().kind().equals("Pod") && CONTAINER_SUBRESOURCES.contains(subresource.get())
+              ? Statuses.badRequest(
+                  "the sandbox runs no containers, so pod \""
+                      + r.name()
+                      + "\" has no "
+                      + subresource.get()
+                      + " to serve")
+              : Statuses.notFound("the server could not find the requested resource"));
+    }
+    return switch (method) {
+      case GET -> get(r);
+      case POST -> create(r);
+      case PUT -> update(r, JSON.readTree(request.getBody().getBytes()), false);
+      case PATCH -> patch(r);
+      case DELETE -> delete(r);
+      default -> crud.dispatch(request);
+    };
+  }
+
+  /** What a Pod's running containers would serve. */
+  private static final Set<String> CONTAINER_SUBRESOURCES =
+      Set.of("log", "exec", "attach", "portforward", "proxy");
+
+  /** {@code request} with a protobuf body read into JSON; any other as it is. */
+  private static RecordedRequest asJson(RecordedRequest request) throws Protobuf.Unreadable {
+    if (request.getBody() == null
+        || request.getBody().size() == 0
+        || !Protobuf.is(header(request, "Content-Type"))) {
+      return request;
+    }
+    byte[] json =
+        Protobuf.decode(request.getBody().getBytes()).toString().getBytes(StandardCharsets.UTF_8);
+    return new RecordedRequest(
+        request.getHttpVersion(),
+        request.method(),
+        request.getPath(),
+        request
+            .getHeaders()
+            .newBuilder()
+            .removeAll("Content-Type")
+            .removeAll("content-type")
+            .add("Content-Type", "application/json")
+            .build(),
+        new Buffer(json));
+  }
+
+  /** One request against one resource. */
+  private record Resource(
+      ApiPath path,
+      ResourceCatalog.Resource kind,
+      Map<String, String> query,
+      RecordedRequest request) {
+    String name() {
+      return path.name().orElse("");
+    }
+
+    boolean dryRun() {
+      return "All".equals(query.get("dryRun"));
+    }
+
+    /** {@code Strict}, {@code Warn} (the API server's default) or {@code Ignore}. */
+    String fieldValidation() {
+      return query.getOrDefault("fieldValidation", "Warn");
+    }
+
+    /** The path without query or subresource: where the object itself is stored. */
+    String objectPath() {
+      String bare =
+          request.getPath().contains("?")
+              ? request.getPath().substring(0, request.getPath().indexOf('?'))
+              : request.getPath();
+      return path.subresource().isPresent()
+          ? bare.substring(0, bare.length() - path.subresource().get().length() - 1)
+          : bare;
+    }
+  }
+
+  private Optional<MockResponse> nonResource(RecordedRequest request, String bare)
+      throws IOException {
+    switch (bare) {
+      case "/version" -> {
+        return Optional.of(
+            json(
                 200,
                 JSON.createObjectNode()
                     .put("major", "1")
                     .put("minor", "32")
                     .put("gitVersion", "v1.32.0-kvcache-sandbox")
-                    .put("platform", "linux/amd64"));
-          }
-          case "/api" -> {
-            return json(200, catalog.apiVersions(serverAddress));
-          }
-          case "/apis" -> {
-            return json(200, catalog.groups());
-          }
-          default -> {
-            Optional<JsonNode> resources = groupVersion(bare);
-            if (resources.isPresent()) {
-              return json(200, resources.get());
-            }
-          }
+                    .put("platform", "linux/amd64")));
+      }
+      case "/healthz", "/livez", "/readyz" -> {
+        return Optional.of(
+            new MockResponse()
+                .setResponseCode(200)
+                .setHeader("Content-Type", "text/plain")
+                .setBody("ok"));
+      }
+      case "/api" -> {
+        return Optional.of(json(200, catalog.apiVersions(serverAddress)));
+      }
+      case "/apis" -> {
+        return Optional.of(json(200, catalog.groups()));
+      }
+      case "/openapi/v2" -> {
+        // An empty protobuf document: kubectl reads it as "nothing to validate on the client",
+        // which is what it asks v2 for only as a fallback to the v3 documents below.
+        return Optional.of(
+            new MockResponse()
+                .setResponseCode(200)
+                .setHeader("Content-Type", OpenApi.V2_CONTENT_TYPE)
+                .setBody(new byte[0]));
+      }
+      case "/openapi/v3" -> {
+        return Optional.of(
+            new MockResponse()
+                .setResponseCode(200)
+                .setHeader("Content-Type", "application/json")
+                .setBody(openApi.discovery()));
+      }
+      default -> {
+        if (bare.startsWith("/openapi/v3/")) {
+          return Optional.of(
+              openApi
+                  .document(bare.substring("/openapi/v3/".length()))
+                  .map(d -> openApiDocument(request, d))
+                  .orElseGet(
+                      () ->
+                          status(
+                              Statuses.notFound(
+                                  "the server could not find the requested resource"))));
         }
-      }
-      if (method == HttpMethod.POST && bare.endsWith("/selfsubjectrulesreviews")) {
-        ObjectNode review =
-            JSON.createObjectNode()
-                .put("apiVersion", "authorization.k8s.io/v1")
-                .put("kind", "SelfSubjectRulesReview");
-        ObjectNode status = review.putObject("status").put("incomplete", false);
-        ObjectNode rule = status.putArray("resourceRules").addObject();
-        rule.putArray("apiGroups").add("*");
-        rule.putArray("resources").add("*");
-        rule.putArray("verbs").add("*");
-        status.putArray("nonResourceRules");
-        return json(201, review);
-      }
-      if (method == HttpMethod.POST && bare.endsWith("/selfsubjectaccessreviews")) {
-        ObjectNode review = (ObjectNode) JSON.readTree(request.getBody().getBytes());
-        review.putObject("status").put("allowed", true);
-        return json(201, review);
-      }
-      Optional<ApiPath> api = ApiPath.parse(path);
-      String type = header(request, "Content-Type");
-      if (method == HttpMethod.PATCH
-          && (type.contains("merge-patch") || type.contains("json-patch"))) {
-        Optional<RecordedRequest> put = patchAsPut(request);
-        if (put.isEmpty()) {
-          return status(404, "NotFound", "no object at " + bare);
+        String[] s = bare.replaceAll("^/+|/+$", "").split("/");
+        if (s.length == 2 && s[0].equals("api")) {
+          return catalog.resources("", s[1]).map(n -> json(200, n));
         }
-        request = put.get();
-        method = HttpMethod.PUT;
-      } else if (method == HttpMethod.PUT && api.isPresent()) {
-        Optional<MockResponse> conflict = staleWrite(request, api.get());
-        if (conflict.isPresent()) {
-          return conflict.get();
+        if (s.length == 3 && s[0].equals("apis")) {
+          return catalog.resources(s[1], s[2]).map(n -> json(200, n));
         }
+        return Optional.empty();
       }
-      boolean write =
-          method == HttpMethod.POST || method == HttpMethod.PUT || method == HttpMethod.PATCH;
-      if (admission && write && api.isPresent() && api.get().subresource().isEmpty()) {
-        return admitted(request, api.get());
-      }
-      MockResponse response = crud.dispatch(request);
-      if (api.isPresent()
-          && method == HttpMethod.GET
-          && header(request, "Accept").contains("as=Table")
-          && response.code() == 200
-          && !path.contains("watch=")) {
-        Optional<ResourceCatalog.Resource> resource =
-            catalog.find(api.get().group(), api.get().plural());
-        if (resource.isPresent()) {
-          return json(
-              200, Tables.table(resource.get(), JSON.readTree(response.getBody().getBytes())));
-        }
-      }
-      return response;
-    } catch (io.fabric8.zjsonpatch.JsonPatchException e) {
-      return status(422, "Invalid", "the patch does not apply: " + e.getMessage());
-    } catch (IOException | RuntimeException e) {
-      return status(500, "InternalError", "the sandbox API server failed: " + e);
     }
   }
 
+  private static MockResponse openApiDocument(RecordedRequest request, OpenApi.Document d) {
+    String etag = "\"" + d.hash() + "\"";
+    if (etag.equals(header(request, "If-None-Match"))) {
+      return new MockResponse().setResponseCode(304).setHeader("Etag", etag);
+    }
+    return new MockResponse()
+        .setResponseCode(200)
+        .setHeader("Content-Type", "application/json")
+        .setHeader("Etag", etag)
+        .setHeader("Vary", "Accept")
+        .setBody(d.json());
+  }
+
+  private MockResponse get(Resource r) throws IOException {
+    if (r.path().name().isPresent()) {
+      Optional<JsonNode> object = current(r.objectPath());
+      if (object.isEmpty() && Events.isEvents(r.kind())) {
+        object = otherEventsApi(r).flatMap(this::current).map(e -> Events.as(r.kind().group(), e));
+      }
+      if (object.isEmpty()) {
+        return status(Statuses.notFound(r.kind(), r.name()));
+      }
+      return answer(r, 200, object.get());
+    }
+    List<JsonNode> items = list(r.objectPath());
+    if (Events.isEvents(r.kind())) {
+      otherEventsApi(r)
+          .ifPresent(p -> list(p).forEach(e -> items.add(Events.as(r.kind().group(), e))));
+    }
+    Selector labels =
+        Optional.ofNullable(r.query().get("labelSelector"))
+            .map(Selector::labels)
+            .orElse(Selector.EVERYTHING);
+    Selector fields =
+        Optional.ofNullable(r.query().get("fieldSelector"))
+            .map(Selector::fields)
+            .orElse(Selector.EVERYTHING);
+    ObjectNode list =
+        JSON.createObjectNode()
+            .put("apiVersion", r.kind().apiVersion())
+            .put("kind", r.kind().kind() + "List");
+    list.putObject("metadata").put("resourceVersion", Long.toString(hub.latest()));
+    ArrayNode out = list.putArray("items");
+    items.stream().filter(labels).filter(fields).forEach(out::add);
+    return answer(r, 200, list);
+  }
+
+  /** The same events path in the other events API, for a list or get of events. */
+  private static Optional<String> otherEventsApi(Resource r) {
+    String ns = r.path().namespace().map(n -> "/namespaces/" + n).orElse("");
+    String name = r.path().name().map(n -> "/" + n).orElse("");
+    return Optional.of(
+        (r.kind().group().isEmpty() ? "/apis/events.k8s.io/v1" : "/api/v1")
+            + ns
+            + "/events"
+            + name);
+  }
+
+  private MockResponse create(Resource r) throws IOException {
+    JsonNode body = JSON.readTree(r.request().getBody().getBytes());
+    if (!body.isObject()) {
+      return status(Statuses.badRequest("the body of the request is not a JSON object"));
+    }
+    ObjectNode object = (ObjectNode) body;
+    ObjectNode meta = object.withObject("metadata");
+    if (r.path().namespace().isPresent()) {
+      String ns = meta.path("namespace").asText("");
+      if (!ns.isEmpty() && !ns.equals(r.path().namespace().get())) {
+        return status(
+            Statuses.badRequest(
+                "the namespace of the provided object does not match the namespace sent on the"
+                    + " request"));
+      }
+      meta.put("namespace", r.path().namespace().get());
+    }
+    if (meta.path("name").asText("").isEmpty()) {
+      String prefix = meta.path("generateName").asText("");
+      if (prefix.isEmpty()) {
+        return status(
+            Statuses.invalid(
+                r.kind(),
+                "",
+                List.of(
+                    new Statuses.Cause(
+                        "FieldValueRequired",
+                        "metadata.name",
+                        "Required value: name or generateName is required"))));
+      }
+      meta.put("name", prefix + suffix());
+    }
+    String name = meta.get("name").asText();
+    String at = r.objectPath() + "/" + name;
+    if (current(at).isPresent()) {
+      return status(Statuses.alreadyExists(r.kind(), name));
+    }
+    List<String> warnings = new ArrayList<>();
+    Optional<MockResponse> invalid = schema(r, object, null, warnings, false);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    JsonNode admitted = object;
+    if (admission) {
+      AdmissionChain.Outcome outcome =
+          chain.admit(
+              new StoreClusterView(crud.getMap(), serialization),
+              "CREATE",
+              r.path(),
+              r.kind().kind(),
+              object,
+              null);
+      if (!outcome.allowed()) {
+        refusals.accept(outcome.message());
+        return status(
+            Statuses.of(
+                outcome.code(),
+                outcome.code() == 400 ? "BadRequest" : "Forbidden",
+                outcome.message()));
+      }
+      warnings.addAll(outcome.warnings());
+      admitted = outcome.object();
+    }
+    if (r.dryRun()) {
+      return warned(answer(r, 201, admitted), warnings);
+    }
+    r.path().namespace().ifPresent(this::provisionNamespace);
+    MockResponse stored =
+        crud.dispatch(
+            new RecordedRequest(
+                r.request().getHttpVersion(),
+                HttpMethod.POST,
+                r.objectPath(),
+                r.request().getHeaders(),
+                new Buffer(JSON.writeValueAsBytes(admitted))));
+    if (stored.code() >= 300) {
+      return stored;
+    }
+    return warned(answer(r, 201, current(at).orElse(admitted)), warnings);
+  }
+
   /**
-   * A request header by name, ignoring case (HTTP/2 clients send lowercase names); "" when absent.
+   * Like kube-apiserver's NamespaceAutoProvision admission plugin: writing into a namespace that
+   * does not exist creates it, so {@code kubectl get -n} finds it as it finds the objects in it.
    */
+  private void provisionNamespace(String namespace) {
+    String at = "/api/v1/namespaces/" + namespace;
+    if (current(at).isPresent()) {
+      return;
+    }
+    ObjectNode ns = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+    ns.putObject("metadata").put("name", namespace);
+    crud.handleCreate(
+        new RecordedRequest(
+            "HTTP/1.1",
+            HttpMethod.POST,
+            "/api/v1/namespaces",
+            io.fabric8.mockwebserver.http.Headers.builder().build(),
+            new Buffer(ns.toString().getBytes(StandardCharsets.UTF_8))));
+  }
+
+  private MockResponse update(Resource r, JsonNode body, boolean fromPatch) throws IOException {
+    Optional<JsonNode> stored = current(r.objectPath());
+    if (stored.isEmpty()) {
+      return status(Statuses.notFound(r.kind(), r.name()));
+    }
+    if (!body.isObject()) {
+      return status(Statuses.badRequest("the body of the request is not a JSON object"));
+    }
+    ObjectNode object = (ObjectNode) body;
+    String sent = object.path("metadata").path("resourceVersion").asText("");
+    if (!sent.isEmpty()
+        && !sent.equals(stored.get().path("metadata").path("resourceVersion").asText())) {
+      return status(Statuses.conflict(r.kind(), r.name()));
+    }
+    boolean subresource = r.path().subresource().isPresent();
+    List<String> warnings = new ArrayList<>();
+    JsonNode admitted = object;
+    if (!subresource) {
+      Optional<MockResponse> invalid = schema(r, object, stored.get(), warnings, fromPatch);
+      if (invalid.isPresent()) {
+        return invalid.get();
+      }
+      if (admission) {
+        AdmissionChain.Outcome outcome =
+            chain.admit(
+                new StoreClusterView(crud.getMap(), serialization),
+                "UPDATE",
+                r.path(),
+                r.kind().kind(),
+                object,
+                stored.get());
+        if (!outcome.allowed()) {
+          refusals.accept(outcome.message());
+          return status(
+              Statuses.of(
+                  outcome.code(),
+                  outcome.code() == 400 ? "BadRequest" : "Forbidden",
+                  outcome.message()));
+        }
+        warnings.addAll(outcome.warnings());
+        admitted = outcome.object();
+      }
+    }
+    if (r.dryRun()) {
+      return warned(answer(r, 200, admitted), warnings);
+    }
+    MockResponse written =
+        crud.dispatch(
+            new RecordedRequest(
+                r.request().getHttpVersion(),
+                HttpMethod.PUT,
+                r.request().getPath().contains("?")
+                    ? r.request().getPath().substring(0, r.request().getPath().indexOf('?'))
+                    : r.request().getPath(),
+                r.request().getHeaders(),
+                new Buffer(JSON.writeValueAsBytes(admitted))));
+    if (written.code() >= 300) {
+      return written;
+    }
+    return warned(answer(r, 200, current(r.objectPath()).orElse(admitted)), warnings);
+  }
+
+  private MockResponse patch(Resource r) throws IOException {
+    String type = header(r.request(), "Content-Type");
+    Optional<JsonNode> stored = current(r.objectPath());
+    if (type.contains("apply-patch")) {
+      return status(
+          Statuses.of(
+              415,
+              "UnsupportedMediaType",
+              "the sandbox does not implement server-side apply (application/apply-patch+yaml);"
+                  + " apply without --server-side"));
+    }
+    if (type.contains("strategic-merge-patch") && r.kind().custom()) {
+      return status(Statuses.unsupportedPatch());
+    }
+    if (!type.contains("merge-patch") && !type.contains("json-patch")) {
+      return status(Statuses.unsupportedPatch());
+    }
+    if (stored.isEmpty()) {
+      return status(Statuses.notFound(r.kind(), r.name()));
+    }
+    JsonNode base = stored.get();
+    if (r.path().subresource().isPresent()) {
+      base = base.deepCopy();
+    }
+    return update(r, patched(type, base, r.request()), true);
+  }
+
+  private static JsonNode patched(String type, JsonNode base, RecordedRequest request)
+      throws IOException {
+    JsonNode patch = JSON.readTree(request.getBody().getBytes());
+    if (type.contains("json-patch")) {
+      return JsonPatch.apply(patch, base);
+    }
+    if (type.contains("strategic-merge-patch")) {
+      return StrategicMerge.apply(base, patch);
+    }
+    return merge(base.deepCopy(), patch);
+  }
+
+  /**
+   * The {@code scale} subresource, as {@code kubectl scale} reads and patches it: an autoscaling/v1
+   * Scale whose {@code spec.replicas} is the object's.
+   */
+  private MockResponse scale(Resource r) throws IOException {
+    Optional<JsonNode> stored = current(r.objectPath());
+    if (stored.isEmpty()) {
+      return status(Statuses.notFound(r.kind(), r.name()));
+    }
+    JsonNode scale = scaleOf(stored.get());
+    JsonNode wanted;
+    switch (r.request().method()) {
+      case GET -> {
+        return json(200, scale);
+      }
+      case PUT -> wanted = JSON.readTree(r.request().getBody().getBytes());
+      case PATCH -> {
+        String type = header(r.request(), "Content-Type");
+        if (!type.contains("merge-patch") && !type.contains("json-patch")) {
+          return status(Statuses.unsupportedPatch());
+        }
+        wanted = patched(type, scale, r.request());
+      }
+      default -> {
+        return status(
+            Statuses.of(
+                405,
+                "MethodNotAllowed",
+                "the scale subresource is read with GET and written with PUT or PATCH"));
+      }
+    }
+    JsonNode replicas = wanted.path("spec").path("replicas");
+    if (!replicas.canConvertToInt() || replicas.asInt() < 0) {
+      return status(
+          Statuses.invalid(
+              r.kind(),
+              r.name(),
+              List.of(
+                  new Statuses.Cause(
+                      "FieldValueInvalid",
+                      "spec.replicas",
+                      "Invalid value: " + replicas + ": must be greater than or equal to 0"))));
+    }
+    ObjectNode object = stored.get().deepCopy();
+    object.withObjectProperty("spec").put("replicas", replicas.asInt());
+    Resource whole =
+        new Resource(
+            ApiPath.parse(r.objectPath()).orElseThrow(),
+            r.kind(),
+            r.query(),
+            new RecordedRequest(
+                r.request().getHttpVersion(),
+                HttpMethod.PUT,
+                r.objectPath(),
+                r.request().getHeaders(),
+                new Buffer()));
+    MockResponse written = update(whole, object, false);
+    if (written.code() >= 300) {
+      return written;
+    }
+    return json(200, scaleOf(current(r.objectPath()).orElse(object)));
+  }
+
+  private static JsonNode scaleOf(JsonNode object) {
+    ObjectNode scale =
+        JSON.createObjectNode().put("kind", "Scale").put("apiVersion", "autoscaling/v1");
+    ObjectNode metadata = scale.putObject("metadata");
+    for (String field :
+        List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
+      if (object.path("metadata").has(field)) {
+        metadata.set(field, object.path("metadata").get(field));
+      }
+    }
+    scale.putObject("spec").put("replicas", object.path("spec").path("replicas").asInt(1));
+    List<String> selector = new ArrayList<>();
+    object
+        .path("spec")
+        .path("selector")
+        .path("matchLabels")
+        .properties()
+        .forEach(e -> selector.add(e.getKey() + "=" + e.getValue().asText()));
+    scale
+        .putObject("status")
+        .put("replicas", object.path("status").path("replicas").asInt(0))
+        .put("selector", String.join(",", selector));
+    return scale;
+  }
+
+  private MockResponse delete(Resource r) throws IOException {
+    Optional<JsonNode> stored = current(r.objectPath());
+    if (stored.isEmpty()) {
+      return status(Statuses.notFound(r.kind(), r.name()));
+    }
+    if (r.dryRun()) {
+      return answer(r, 200, stored.get());
+    }
+    MockResponse deleted =
+        crud.dispatch(
+            new RecordedRequest(
+                r.request().getHttpVersion(),
+                HttpMethod.DELETE,
+                r.objectPath(),
+                r.request().getHeaders(),
+                new Buffer()));
+    if (deleted.code() >= 300) {
+      return deleted;
+    }
+    // Still there with a deletionTimestamp while finalizers hold it; gone otherwise.
+    return answer(r, 200, current(r.objectPath()).orElse(stored.get()));
+  }
+
+  /**
+   * The CRD's schema on a write to a custom resource: unknown fields pruned and reported per {@code
+   * fieldValidation}, violations refused as {@code Invalid}.
+   */
+  private Optional<MockResponse> schema(
+      Resource r, ObjectNode object, JsonNode old, List<String> warnings, boolean fromPatch) {
+    if (r.kind().schema().isEmpty()) {
+      return Optional.empty();
+    }
+    SchemaCheck.Result result = SchemaCheck.check(r.kind().schema().get(), object, old);
+    if (!result.unknown().isEmpty()) {
+      List<String> problems =
+          result.unknown().stream().map(f -> "unknown field \"" + f + "\"").toList();
+      switch (r.fieldValidation()) {
+        case "Strict" -> {
+          String strict = "strict decoding error: " + String.join(", ", problems);
+          if (fromPatch) {
+            return Optional.of(
+                status(
+                    Statuses.of(
+                        422,
+                        "Invalid",
+                        " \"\" is invalid: patch: Invalid value: \""
+                            + object.toString().replace("\"", "\\\"")
+                            + "\": "
+                            + strict)));
+          }
+          return Optional.of(
+              status(
+                  Statuses.badRequest(
+                      r.kind().kind()
+                          + " in version \""
+                          + r.kind().version()
+                          + "\" cannot be handled as a "
+                          + r.kind().kind()
+                          + ": "
+                          + strict)));
+        }
+        case "Ignore" -> {}
+        default -> warnings.addAll(problems);
+      }
+    }
+    if (!result.violations().isEmpty()) {
+      return Optional.of(
+          status(
+              Statuses.invalid(
+                  r.kind(),
+                  object.path("metadata").path("name").asText(r.name()),
+                  result.violations())));
+    }
+    return Optional.empty();
+  }
+
+  /** {@code object} as asked for: a Table when the client asked for one, else itself. */
+  private MockResponse answer(Resource r, int code, JsonNode object) {
+    boolean table = header(r.request(), "Accept").contains("as=Table");
+    return json(code, table ? Tables.table(r.kind(), object) : object);
+  }
+
+  private static MockResponse warned(MockResponse response, List<String> warnings) {
+    for (String warning : warnings) {
+      response.addHeader(
+          "Warning", "299 - \"" + warning.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+    }
+    return response;
+  }
+
+  /** A request header by name, ignoring case (HTTP/2 sends lowercase names); "" when absent. */
   private static String header(RecordedRequest request, String name) {
     return request.getHeaders().toMultimap().entrySet().stream()
         .filter(e -> e.getKey().equalsIgnoreCase(name))
@@ -175,142 +738,46 @@ final class SandboxDispatcher extends Dispatcher {
         .orElse("");
   }
 
-  private Optional<JsonNode> groupVersion(String path) {
-    String[] s = path.replaceAll("^/+|/+$", "").split("/");
-    if (s.length == 2 && s[0].equals("api")) {
-      return catalog.resources("", s[1]);
+  private static Map<String, String> query(String path) {
+    Map<String, String> out = new LinkedHashMap<>();
+    int q = path.indexOf('?');
+    if (q < 0) {
+      return out;
     }
-    if (s.length == 3 && s[0].equals("apis")) {
-      return catalog.resources(s[1], s[2]);
+    for (String pair : path.substring(q + 1).split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String value =
+          eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      out.put(key, value);
     }
-    return Optional.empty();
+    return out;
   }
 
-  /** A write through the admission chain; refused writes are not stored. */
-  private MockResponse admitted(RecordedRequest request, ApiPath api) throws IOException {
-    Optional<ResourceCatalog.Resource> resource = catalog.find(api.group(), api.plural());
-    if (resource.isEmpty()) {
-      return crud.dispatch(request);
-    }
-    String kind = resource.get().kind();
-    JsonNode object;
-    JsonNode old = null;
-    String operation;
-    switch (request.method()) {
-      case POST -> {
-        operation = "CREATE";
-        object = JSON.readTree(request.getBody().getBytes());
-        if (object.isObject()
-            && api.namespace().isPresent()
-            && !object.path("metadata").has("namespace")) {
-          ((ObjectNode) object).withObject("metadata").put("namespace", api.namespace().get());
-        }
-      }
-      case PUT -> {
-        operation = "UPDATE";
-        object = JSON.readTree(request.getBody().getBytes());
-        old = current(request.getPath());
-      }
-      default -> {
-        operation = "UPDATE";
-        old = current(request.getPath());
-        if (old == null) {
-          return crud.dispatch(request);
-        }
-        object = patched(old, request);
-      }
-    }
-    AdmissionChain.Outcome outcome =
-        chain.admit(
-            new StoreClusterView(crud.getMap(), serialization), operation, api, kind, object, old);
-    if (!outcome.allowed()) {
-      refusals.accept(outcome.message());
-      return status(
-          outcome.code(), outcome.code() == 400 ? "BadRequest" : "Forbidden", outcome.message());
-    }
-    RecordedRequest forwarded = request;
-    if (request.method() == HttpMethod.POST && !outcome.object().equals(object)) {
-      forwarded =
-          new RecordedRequest(
-              request.getRequestLine(),
-              request.method(),
-              request.getPath(),
-              request.getHeaders(),
-              new Buffer(JSON.writeValueAsBytes(outcome.object())));
-    }
-    MockResponse response = crud.dispatch(forwarded);
-    for (String warning : outcome.warnings()) {
-      response.addHeader("Warning", "299 - \"" + warning.replace("\"", "'") + "\"");
-    }
-    return response;
-  }
-
-  /**
-   * A merge or JSON patch as the PUT of its result, applied to the stored object under the write
-   * lock as the API server would. fabric8's mock appends arrays where RFC 7386 replaces them, and
-   * misreads a JSON Patch append ({@code /-}) on a subresource.
-   */
-  private Optional<RecordedRequest> patchAsPut(RecordedRequest request) throws IOException {
-    JsonNode old = current(request.getPath());
-    if (old == null) {
+  private Optional<JsonNode> current(String path) {
+    MockResponse response = crud.handleGet(path);
+    if (response.code() != 200 || response.getBody() == null) {
       return Optional.empty();
     }
-    JsonNode merged = patched(old, request);
-    return Optional.of(
-        new RecordedRequest(
-            request.getRequestLine().replaceFirst("^PATCH", "PUT"),
-            HttpMethod.PUT,
-            request.getPath(),
-            request.getHeaders(),
-            new Buffer(JSON.writeValueAsBytes(merged))));
-  }
-
-  /**
-   * A 409 when the PUT names a resourceVersion that is no longer the stored one, as the API server
-   * answers: whoever read the object before another write must read it again.
-   */
-  private Optional<MockResponse> staleWrite(RecordedRequest request, ApiPath api)
-      throws IOException {
-    String sent =
-        JSON.readTree(request.getBody().getBytes())
-            .path("metadata")
-            .path("resourceVersion")
-            .asText("");
-    JsonNode stored = current(request.getPath());
-    if (sent.isEmpty() || stored == null) {
+    try {
+      return Optional.of(JSON.readTree(response.getBody().getBytes()));
+    } catch (IOException e) {
       return Optional.empty();
     }
-    if (sent.equals(stored.path("metadata").path("resourceVersion").asText())) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        status(
-            409,
-            "Conflict",
-            "Operation cannot be fulfilled on "
-                + api.plural()
-                + " \""
-                + stored.path("metadata").path("name").asText()
-                + "\": the object has been modified; please apply your changes to the latest"
-                + " version and try again"));
   }
 
-  private JsonNode current(String path) throws IOException {
-    String bare =
-        (path.contains("?") ? path.substring(0, path.indexOf('?')) : path)
-            .replaceFirst("/status$", "");
-    MockResponse response = crud.handleGet(bare);
-    return response.code() == 200 ? JSON.readTree(response.getBody().getBytes()) : null;
-  }
-
-  /** {@code old} with the request's JSON Patch or merge patch applied, as the store would. */
-  private static JsonNode patched(JsonNode old, RecordedRequest request) throws IOException {
-    JsonNode patch = JSON.readTree(request.getBody().getBytes());
-    String type = header(request, "Content-Type");
-    if (type.contains("json-patch")) {
-      return JsonPatch.apply(patch, old);
-    }
-    return merge(old.deepCopy(), patch);
+  /** The items stored under a collection path. */
+  /** The objects under {@code path} in the API server's order: by namespace, then name. */
+  private List<JsonNode> list(String path) {
+    List<JsonNode> items = new ArrayList<>();
+    current(path).ifPresent(l -> l.path("items").forEach(items::add));
+    items.sort(
+        Comparator.comparing((JsonNode o) -> o.path("metadata").path("namespace").asText())
+            .thenComparing(o -> o.path("metadata").path("name").asText()));
+    return items;
   }
 
   /** RFC 7386. */
@@ -338,20 +805,33 @@ final class SandboxDispatcher extends Dispatcher {
     return out;
   }
 
-  private static MockResponse json(int code, JsonNode body) throws IOException {
-    return new MockResponse()
-        .setResponseCode(code)
-        .setHeader("Content-Type", "application/json")
-        .setBody(JSON.writeValueAsBytes(body));
+  private static String suffix() {
+    StringBuilder s = new StringBuilder(5);
+    for (int i = 0; i < 5; i++) {
+      s.append(NAME_CHARS.charAt(RANDOM.nextInt(NAME_CHARS.length())));
+    }
+    return s.toString();
   }
 
-  private static MockResponse status(int code, String reason, String message) {
-    ObjectNode status = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Status");
-    status.putObject("metadata");
-    status.put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
+  private static String firstLine(String s) {
+    return String.valueOf(s).lines().findFirst().orElse("");
+  }
+
+  private static MockResponse json(int code, JsonNode body) {
+    try {
+      return new MockResponse()
+          .setResponseCode(code)
+          .setHeader("Content-Type", "application/json")
+          .setBody(JSON.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static MockResponse status(Statuses.Status status) {
     return new MockResponse()
-        .setResponseCode(code)
+        .setResponseCode(status.code())
         .setHeader("Content-Type", "application/json")
-        .setBody(status.toString().getBytes(StandardCharsets.UTF_8));
+        .setBody(status.json());
   }
 }

@@ -6,44 +6,39 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import java.net.InetAddress;
-import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The embedded API server: fabric8's mock in CRUD mode over HTTPS on loopback, behind the {@link
- * SandboxDispatcher}, with the CRDs and the system namespace installed.
+ * The embedded API server: fabric8's CRUD store behind the {@link SandboxDispatcher} and a HTTPS
+ * front of its own on loopback, with the CRDs, the system namespace and the examples' namespace
+ * installed.
  */
 public final class SandboxServer implements AutoCloseable {
-  // The mock server logs every request at INFO; a person reading the sandbox wants the story.
-  // Held strongly: java.util.logging forgets a level set on a logger that was garbage-collected.
-  private static final java.util.logging.Logger MOCK_LOG =
-      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
-
-  private final KubernetesMockServer server;
+  private final SandboxHttp http;
   private final SandboxDispatcher dispatcher;
   private final KubernetesClient client;
   private final List<String> refusals = new CopyOnWriteArrayList<>();
 
   private SandboxServer(EngineRegistry engines, int port) {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     ResourceCatalog catalog = new ResourceCatalog();
-    dispatcher =
-        new SandboxDispatcher(new KubernetesCrudDispatcher(), catalog, engines, refusals::add);
-    server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, true);
-    server.init(InetAddress.getLoopbackAddress(), port);
-    dispatcher.serverAddress("127.0.0.1:" + server.getPort());
-    Config config = server.createClient().getConfiguration();
-    config.setRequestTimeout(30_000);
+    WatchHub hub = new WatchHub(catalog);
+    Store store = new Store(hub);
+    dispatcher = new SandboxDispatcher(store, hub, catalog, engines, refusals::add);
+    http = new SandboxHttp(dispatcher, port);
+    http.watches(new WatchStream(http.vertx(), hub, catalog, dispatcher::stored));
+    dispatcher.serverAddress("127.0.0.1:" + http.port());
+    Config config =
+        new ConfigBuilder()
+            .withMasterUrl("https://127.0.0.1:" + http.port())
+            .withTrustCerts(true)
+            .withOauthToken("sandbox")
+            .withNamespace("default")
+            .withRequestTimeout(30_000)
+            .build();
     client =
         new KubernetesClientBuilder()
             .withConfig(config)
@@ -58,15 +53,13 @@ public final class SandboxServer implements AutoCloseable {
               client.getKubernetesSerialization().convertValue(crd, CustomResourceDefinition.class))
           .create();
     }
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName("gpustack-system")
-                .endMetadata()
-                .build())
-        .create();
+    for (String namespace : List.of("default", "gpustack-system")) {
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+          .create();
+    }
   }
 
   /** Starts on {@code port} (0 picks a free one). */
@@ -109,7 +102,7 @@ public final class SandboxServer implements AutoCloseable {
   }
 
   public int port() {
-    return server.getPort();
+    return http.port();
   }
 
   /** Every refusal the admission chain answered, in order. */
@@ -145,6 +138,6 @@ public final class SandboxServer implements AutoCloseable {
   @Override
   public void close() {
     client.close();
-    server.destroy();
+    http.close();
   }
 }

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * Server-side tables, as {@code kubectl get} asks for them: the CRDs' printer columns, and the
- * usual columns of Pods. Date columns go out as ages, as the API server writes them.
+ * usual columns of Pods and Deployments. Date columns go out as ages, as the API server writes
+ * them.
  */
 final class Tables {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -29,6 +30,9 @@ final class Tables {
         .putObject("metadata")
         .put("resourceVersion", listOrObject.path("metadata").path("resourceVersion").asText(""));
     ArrayNode columns = table.putArray("columnDefinitions");
+    if (Events.isEvents(resource)) {
+      return events(table, columns, items);
+    }
     column(columns, "Name", "string", "name");
     List<JsonNode> printer = resource.printerColumns();
     if (resource.kind().equals("Pod")) {
@@ -36,6 +40,13 @@ final class Tables {
       column(columns, "Status", "string", "");
       column(columns, "Restarts", "integer", "");
       column(columns, "Age", "string", "");
+    } else if (resource.kind().equals("Deployment")) {
+      column(columns, "Ready", "string", "");
+      column(columns, "Up-to-date", "integer", "");
+      column(columns, "Available", "integer", "");
+      column(columns, "Age", "string", "");
+      column(columns, "Containers", "string", "", 1);
+      column(columns, "Images", "string", "", 1);
     } else if (printer.isEmpty()) {
       column(columns, "Age", "string", "");
     } else {
@@ -66,6 +77,23 @@ final class Tables {
                 : item.path("status").path("phase").asText("Pending"));
         cells.add(0);
         cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
+      } else if (resource.kind().equals("Deployment")) {
+        JsonNode status = item.path("status");
+        cells.add(
+            status.path("readyReplicas").asInt()
+                + "/"
+                + item.path("spec").path("replicas").asInt(1));
+        cells.add(status.path("updatedReplicas").asInt());
+        cells.add(status.path("availableReplicas").asInt());
+        cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
+        List<String> names = new ArrayList<>();
+        List<String> images = new ArrayList<>();
+        for (JsonNode c : item.path("spec").path("template").path("spec").path("containers")) {
+          names.add(c.path("name").asText());
+          images.add(c.path("image").asText());
+        }
+        cells.add(String.join(",", names));
+        cells.add(String.join(",", images));
       } else if (printer.isEmpty()) {
         cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
       } else {
@@ -78,9 +106,68 @@ final class Tables {
                       : value);
             });
       }
-      row.set("object", item);
+      row.set("object", partial(item));
     }
     return table;
+  }
+
+  /**
+   * Core Events as kube-apiserver prints them (pkg/printers): all ten columns, the priority-1 ones
+   * shown by {@code kubectl get -o wide} only.
+   */
+  private static JsonNode events(ObjectNode table, ArrayNode columns, List<JsonNode> items) {
+    column(columns, "Last Seen", "string", "", 0);
+    column(columns, "Type", "string", "", 0);
+    column(columns, "Reason", "string", "", 0);
+    column(columns, "Object", "string", "", 0);
+    column(columns, "Subobject", "string", "", 1);
+    column(columns, "Source", "string", "", 1);
+    column(columns, "Message", "string", "", 0);
+    column(columns, "First Seen", "string", "", 1);
+    column(columns, "Count", "string", "", 1);
+    column(columns, "Name", "string", "name", 1);
+    ArrayNode rows = table.putArray("rows");
+    for (JsonNode raw : items) {
+      JsonNode e = Events.as("", raw);
+      String first = e.path("firstTimestamp").asText(e.path("eventTime").asText(""));
+      String last =
+          e.path("series").has("lastObservedTime")
+              ? e.path("series").path("lastObservedTime").asText()
+              : e.path("lastTimestamp").asText(first);
+      JsonNode involved = e.path("involvedObject");
+      String kind = involved.path("kind").asText("").toLowerCase(java.util.Locale.ROOT);
+      String name = involved.path("name").asText("");
+      String component =
+          e.path("source").path("component").asText(e.path("reportingComponent").asText(""));
+      String host = e.path("source").path("host").asText(e.path("reportingInstance").asText(""));
+      long count =
+          e.path("series").has("count")
+              ? e.path("series").path("count").asLong()
+              : e.path("count").asLong(1);
+      ArrayNode cells = rows.addObject().putArray("cells");
+      cells.add(age(last));
+      cells.add(e.path("type").asText(""));
+      cells.add(e.path("reason").asText(""));
+      cells.add(name.isEmpty() ? kind : kind + "/" + name);
+      cells.add(involved.path("fieldPath").asText(""));
+      cells.add(host.isEmpty() ? component : component + ", " + host);
+      cells.add(e.path("message").asText("").trim());
+      cells.add(age(first));
+      cells.add(count == 0 ? 1 : count);
+      cells.add(e.path("metadata").path("name").asText(""));
+      ((ObjectNode) rows.get(rows.size() - 1)).set("object", partial(e));
+    }
+    return table;
+  }
+
+  /** A row's object as the API server sends it by default: the metadata only. */
+  private static JsonNode partial(JsonNode item) {
+    ObjectNode o =
+        JSON.createObjectNode()
+            .put("kind", "PartialObjectMetadata")
+            .put("apiVersion", "meta.k8s.io/v1");
+    o.set("metadata", item.path("metadata").deepCopy());
+    return o;
   }
 
   /** A timestamp as the API server shows a date column: the age, like {@code 5m2s}. */
@@ -127,13 +214,18 @@ final class Tables {
   }
 
   private static void column(ArrayNode columns, String name, String type, String format) {
+    column(columns, name, type, format, 0);
+  }
+
+  private static void column(
+      ArrayNode columns, String name, String type, String format, int priority) {
     columns
         .addObject()
         .put("name", name)
         .put("type", type)
         .put("format", format)
         .put("description", "")
-        .put("priority", 0);
+        .put("priority", priority);
   }
 
   /** The value at a simple JSONPath ({@code .spec.backends[0]}); null when absent. */

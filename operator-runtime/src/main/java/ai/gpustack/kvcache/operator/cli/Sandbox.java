@@ -11,6 +11,7 @@ import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.sandbox.Kubelet;
+import ai.gpustack.kvcache.sandbox.ReplicaSets;
 import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,9 +19,7 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -60,13 +59,19 @@ public final class Sandbox implements AutoCloseable {
   private final SandboxServer server;
   private final KvCacheOperator operator;
   private final Kubelet kubelet;
+  private final ReplicaSets replicaSets;
   private final PrintWriter out;
 
   private Sandbox(
-      SandboxServer server, KvCacheOperator operator, Kubelet kubelet, PrintWriter out) {
+      SandboxServer server,
+      KvCacheOperator operator,
+      Kubelet kubelet,
+      ReplicaSets replicaSets,
+      PrintWriter out) {
     this.server = server;
     this.operator = operator;
     this.kubelet = kubelet;
+    this.replicaSets = replicaSets;
     this.out = out;
   }
 
@@ -85,7 +90,15 @@ public final class Sandbox implements AutoCloseable {
                 Optional.empty(),
                 Map.of(),
                 Clock.systemUTC()));
-    return new Sandbox(server, operator, new Kubelet(client, Duration.ofMillis(300)), out);
+    Events replicaSetEvents = new Events(client, "replicaset-controller");
+    ReplicaSets replicaSets =
+        new ReplicaSets(
+            client,
+            Duration.ofSeconds(10),
+            (deployment, message) ->
+                replicaSetEvents.warning(deployment, "FailedCreate", "Error creating: " + message));
+    return new Sandbox(
+        server, operator, new Kubelet(client, Duration.ofMillis(300)), replicaSets, out);
   }
 
   public SandboxServer server() {
@@ -119,9 +132,9 @@ public final class Sandbox implements AutoCloseable {
     HasMetadata object = Manifests.object(KvCacheSerialization.create(), doc);
     String what = object.getKind() + " " + path(object);
     try {
-      client().resource(object).create();
+      HasMetadata created = client().resource(object).create();
       out.println("  created  " + what);
-      if (object instanceof Deployment d) {
+      if (created instanceof Deployment d) {
         replicaSet(d);
       }
     } catch (KubernetesClientException e) {
@@ -130,45 +143,19 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** What a ReplicaSet would do for {@code deployment}: create its Pods, or report FailedCreate. */
+  /** Tells what the stand-in ReplicaSet did for {@code deployment}: its Pods, or FailedCreate. */
   private void replicaSet(Deployment deployment) {
-    for (int i = 0; i < deployment.getSpec().getReplicas(); i++) {
-      Pod pod =
-          new PodBuilder()
-              .withMetadata(deployment.getSpec().getTemplate().getMetadata())
-              .editMetadata()
-              .withName(deployment.getMetadata().getName() + "-" + i)
-              .withNamespace(deployment.getMetadata().getNamespace())
-              .withOwnerReferences(
-                  new OwnerReferenceBuilder()
-                      .withApiVersion("apps/v1")
-                      .withKind("Deployment")
-                      .withName(deployment.getMetadata().getName())
-                      .withUid(deployment.getMetadata().getUid())
-                      .withController(true)
-                      .build())
-              .endMetadata()
-              .withSpec(deployment.getSpec().getTemplate().getSpec())
-              .build();
-      try {
-        Pod created = client().resource(pod).create();
-        out.println(
-            "  created  Pod "
-                + path(created)
-                + " (from Deployment "
-                + deployment.getMetadata().getName()
-                + ")");
-      } catch (KubernetesClientException e) {
-        out.println(
-            "  REFUSED  Pod "
-                + path(pod)
-                + " -> Deployment "
-                + deployment.getMetadata().getName()
-                + " reports FailedCreate");
-        out.println("           " + message(e));
-        new Events(client(), "replicaset-controller")
-            .warning(deployment, "FailedCreate", "Error creating: " + message(e));
-      }
+    for (ReplicaSets.Replica replica : replicaSets.sync(deployment)) {
+      String pod = deployment.getMetadata().getNamespace() + "/" + replica.pod();
+      String owner = "Deployment " + deployment.getMetadata().getName();
+      replica
+          .refusal()
+          .ifPresentOrElse(
+              message -> {
+                out.println("  REFUSED  Pod " + pod + " -> " + owner + " reports FailedCreate");
+                out.println("           " + message);
+              },
+              () -> out.println("  created  Pod " + pod + " (from " + owner + ")"));
     }
   }
 
@@ -362,6 +349,7 @@ public final class Sandbox implements AutoCloseable {
 
   @Override
   public void close() {
+    replicaSets.close();
     kubelet.close();
     operator.close();
     server.close();

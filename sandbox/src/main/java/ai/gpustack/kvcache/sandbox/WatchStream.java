@@ -1,0 +1,249 @@
+package ai.gpustack.kvcache.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * A watch over plain HTTP, as kubectl and client-go open one: {@code 200}, then one JSON event per
+ * line ({@code ADDED}, {@code MODIFIED}, {@code DELETED}, {@code BOOKMARK}, {@code ERROR}) for as
+ * long as {@code timeoutSeconds} allows or the client stays. Starts after the {@code
+ * resourceVersion} asked for (with every selected object as {@code ADDED} when none, or {@code 0}),
+ * honours the namespace, {@code labelSelector} and {@code fieldSelector}, and writes each object as
+ * a one-row Table when the client asked for Tables ({@code kubectl get -w}).
+ */
+final class WatchStream {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long BOOKMARK_MILLIS = 30_000;
+
+  private final Vertx vertx;
+  private final WatchHub hub;
+  private final ResourceCatalog catalog;
+  private final Supplier<List<String>> stored;
+
+  /** {@code stored}: every object in the store now, as JSON. */
+  WatchStream(Vertx vertx, WatchHub hub, ResourceCatalog catalog, Supplier<List<String>> stored) {
+    this.vertx = vertx;
+    this.hub = hub;
+    this.catalog = catalog;
+    this.stored = stored;
+  }
+
+  /** Whether {@code request} opens a watch over plain HTTP (not fabric8's WebSocket one). */
+  static boolean isHttpWatch(HttpServerRequest request) {
+    String watch = request.getParam("watch");
+    return request.method() == io.vertx.core.http.HttpMethod.GET
+        && ("true".equals(watch) || "1".equals(watch))
+        && request.getHeader("Upgrade") == null;
+  }
+
+  void serve(HttpServerRequest request) {
+    HttpServerResponse out = request.response();
+    Optional<ApiPath> path = ApiPath.parse(request.uri());
+    Optional<ResourceCatalog.Resource> resource =
+        path.flatMap(p -> catalog.find(p.group(), p.plural()));
+    if (resource.isEmpty()) {
+      send(out, Statuses.notFound("the server could not find the requested resource"));
+      return;
+    }
+    Predicate<JsonNode> selects;
+    try {
+      Selector labels =
+          Optional.ofNullable(request.getParam("labelSelector"))
+              .map(Selector::labels)
+              .orElse(Selector.EVERYTHING);
+      Selector fields =
+          Optional.ofNullable(request.getParam("fieldSelector"))
+              .map(Selector::fields)
+              .orElse(Selector.EVERYTHING);
+      Optional<String> name = path.get().name();
+      selects =
+          o ->
+              labels.test(o)
+                  && fields.test(o)
+                  && name.map(n -> n.equals(o.path("metadata").path("name").asText())).orElse(true);
+    } catch (IllegalArgumentException e) {
+      send(out, Statuses.badRequest(e.getMessage()));
+      return;
+    }
+    WatchHub.Query query =
+        new WatchHub.Query(
+            resource.get().group(), resource.get().plural(), path.get().namespace(), selects);
+    String rv = Optional.ofNullable(request.getParam("resourceVersion")).orElse("");
+    // sendInitialEvents (client-go's watch-list): the current objects first, as for "now", then a
+    // bookmark saying they are all sent.
+    boolean initialEvents = "true".equals(request.getParam("sendInitialEvents"));
+    boolean bookmarked = "true".equals(request.getParam("allowWatchBookmarks"));
+    boolean fromNow = initialEvents || rv.isEmpty() || rv.equals("0");
+    if (!rv.isEmpty() && !rv.matches("[0-9]+")) {
+      send(out, Statuses.badRequest("resourceVersion " + rv + " is not a resource version"));
+      return;
+    }
+    boolean table =
+        request.getHeader("Accept") != null && request.getHeader("Accept").contains("as=Table");
+    Writer writer = new Writer(out, resource.get(), table);
+    Context context = vertx.getOrCreateContext();
+    out.setChunked(true).setStatusCode(200).putHeader("Content-Type", "application/json");
+    out.write("");
+
+    long from;
+    List<WatchHub.Event> initial = new ArrayList<>();
+    if (fromNow) {
+      from = hub.latest();
+      for (String json : stored.get()) {
+        ObjectNode o = read(json);
+        WatchHub.Event e = event(o, resource.get());
+        if (e != null && query.matches(e)) {
+          initial.add(e);
+        }
+      }
+    } else {
+      from = Long.parseLong(rv);
+    }
+    initial.forEach(writer::write);
+    if (initialEvents && bookmarked) {
+      writer.bookmark(from, true);
+    }
+    Optional<WatchHub.Subscription> subscription =
+        hub.subscribe(query, from, e -> context.runOnContext(v -> writer.write(e)));
+    if (subscription.isEmpty()) {
+      writer.expired(rv);
+      out.end();
+      return;
+    }
+    long timeout =
+        Optional.ofNullable(request.getParam("timeoutSeconds"))
+            .filter(s -> s.matches("[0-9]+"))
+            .map(s -> Long.parseLong(s) * 1000)
+            .orElse(ThreadLocalRandom.current().nextLong(1_800_000, 3_600_000));
+    long end =
+        vertx.setTimer(
+            Math.max(1, timeout),
+            id -> {
+              subscription.get().close();
+              out.end();
+            });
+    long bookmarks =
+        bookmarked
+            ? vertx.setPeriodic(BOOKMARK_MILLIS, id -> writer.bookmark(hub.latest(), false))
+            : -1;
+    out.closeHandler(
+        v -> {
+          subscription.get().close();
+          vertx.cancelTimer(end);
+          if (bookmarks >= 0) {
+            vertx.cancelTimer(bookmarks);
+          }
+        });
+  }
+
+  /** {@code object} as the event of a stored object of {@code resource}; null for another kind. */
+  private static WatchHub.Event event(ObjectNode object, ResourceCatalog.Resource resource) {
+    String apiVersion = object.path("apiVersion").asText("");
+    String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
+    if (!group.equals(resource.group()) || !object.path("kind").asText().equals(resource.kind())) {
+      return null;
+    }
+    return new WatchHub.Event(
+        WatchHub.parseVersion(object.path("metadata").path("resourceVersion").asText("")),
+        "ADDED",
+        object,
+        resource.group(),
+        resource.plural());
+  }
+
+  /** Writes events to one response, on its context, in order. */
+  private static final class Writer {
+    private final HttpServerResponse out;
+    private final ResourceCatalog.Resource resource;
+    private final boolean table;
+    private boolean columnsSent;
+
+    Writer(HttpServerResponse out, ResourceCatalog.Resource resource, boolean table) {
+      this.out = out;
+      this.resource = resource;
+      this.table = table;
+    }
+
+    void write(WatchHub.Event e) {
+      JsonNode object = e.object();
+      if (table) {
+        ObjectNode t = (ObjectNode) Tables.table(resource, object);
+        if (columnsSent) {
+          t.remove("columnDefinitions");
+        }
+        columnsSent = true;
+        object = t;
+      }
+      line(Map.of("type", e.type(), "object", object));
+    }
+
+    void bookmark(long resourceVersion, boolean initialEventsEnd) {
+      ObjectNode o =
+          JSON.createObjectNode()
+              .put("kind", resource.kind())
+              .put("apiVersion", resource.apiVersion());
+      ObjectNode metadata =
+          o.putObject("metadata").put("resourceVersion", Long.toString(resourceVersion));
+      if (initialEventsEnd) {
+        metadata.putObject("annotations").put("k8s.io/initial-events-end", "true");
+      }
+      line(Map.of("type", "BOOKMARK", "object", o));
+    }
+
+    void expired(String rv) {
+      line(
+          Map.of(
+              "type",
+              "ERROR",
+              "object",
+              Statuses.expired(
+                  "too old resource version: "
+                      + rv
+                      + " (the sandbox keeps the last "
+                      + WatchHub.HISTORY
+                      + " changes)")));
+    }
+
+    private void line(Map<String, Object> event) {
+      if (out.closed() || out.ended()) {
+        return;
+      }
+      try {
+        ObjectNode e = JSON.createObjectNode();
+        e.put("type", (String) event.get("type"));
+        e.set("object", (JsonNode) event.get("object"));
+        out.write(JSON.writeValueAsString(e) + "\n");
+      } catch (IOException ex) {
+        throw new UncheckedIOException(ex);
+      }
+    }
+  }
+
+  private static ObjectNode read(String json) {
+    try {
+      return (ObjectNode) JSON.readTree(json);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void send(HttpServerResponse out, Statuses.Status status) {
+    out.setStatusCode(status.code())
+        .putHeader("Content-Type", "application/json")
+        .end(status.json());
+  }
+}
