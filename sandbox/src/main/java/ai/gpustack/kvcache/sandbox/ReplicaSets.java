@@ -160,7 +160,8 @@ public final class ReplicaSets implements AutoCloseable {
   private void resync(Deployment deployment) {
     try {
       sync(deployment);
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
+      // Also a closing client's rejected task: the next change or retry syncs again.
       LOG.debug("deployment {} not synced: {}", deployment.getMetadata().getName(), e.getMessage());
     }
   }
@@ -168,7 +169,7 @@ public final class ReplicaSets implements AutoCloseable {
   private void restatus(Deployment deployment) {
     try {
       status(deployment);
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
       LOG.debug(
           "deployment {} status not written: {}",
           deployment.getMetadata().getName(),

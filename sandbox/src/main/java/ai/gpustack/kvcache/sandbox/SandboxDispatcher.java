@@ -402,12 +402,7 @@ final class SandboxDispatcher extends Dispatcher {
               object,
               null);
       if (!outcome.allowed()) {
-        refusals.accept(outcome.message());
-        return status(
-            Statuses.of(
-                outcome.code(),
-                outcome.code() == 400 ? "BadRequest" : "Forbidden",
-                outcome.message()));
+        return refused(outcome);
       }
       warnings.addAll(outcome.warnings());
       admitted = outcome.object();
@@ -482,12 +477,7 @@ final class SandboxDispatcher extends Dispatcher {
                 object,
                 stored.get());
         if (!outcome.allowed()) {
-          refusals.accept(outcome.message());
-          return status(
-              Statuses.of(
-                  outcome.code(),
-                  outcome.code() == 400 ? "BadRequest" : "Forbidden",
-                  outcome.message()));
+          return refused(outcome);
         }
         warnings.addAll(outcome.warnings());
         admitted = outcome.object();
@@ -826,6 +816,14 @@ final class SandboxDispatcher extends Dispatcher {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** An admission refusal, as the API server relays a webhook's denial. */
+  private MockResponse refused(AdmissionChain.Outcome outcome) {
+    refusals.accept(outcome.message());
+    return status(
+        Statuses.of(
+            outcome.code(), outcome.code() == 400 ? "BadRequest" : "Forbidden", outcome.message()));
   }
 
   private static MockResponse status(Statuses.Status status) {

@@ -185,17 +185,10 @@ final class SchemaCheck {
                   + " items"));
     }
     if (schema.has("minItems") && value.size() < schema.get("minItems").asInt()) {
-      violations.add(
-          new Statuses.Cause(
-              "FieldValueInvalid",
-              path,
-              "Invalid value: "
-                  + value.size()
-                  + ": "
-                  + path
-                  + " in body should have at least "
-                  + schema.get("minItems").asInt()
-                  + " items"));
+      invalid(
+          path,
+          String.valueOf(value.size()),
+          "should have at least " + schema.get("minItems").asInt() + " items");
     }
   }
 
@@ -221,28 +214,11 @@ final class SchemaCheck {
     }
     if (value.isNumber()) {
       if (schema.has("minimum") && value.asDouble() < schema.get("minimum").asDouble()) {
-        violations.add(
-            new Statuses.Cause(
-                "FieldValueInvalid",
-                path,
-                "Invalid value: "
-                    + shown
-                    + ": "
-                    + path
-                    + " in body should be greater than or equal to "
-                    + schema.get("minimum").asText()));
+        invalid(
+            path, shown, "should be greater than or equal to " + schema.get("minimum").asText());
       }
       if (schema.has("maximum") && value.asDouble() > schema.get("maximum").asDouble()) {
-        violations.add(
-            new Statuses.Cause(
-                "FieldValueInvalid",
-                path,
-                "Invalid value: "
-                    + shown
-                    + ": "
-                    + path
-                    + " in body should be less than or equal to "
-                    + schema.get("maximum").asText()));
+        invalid(path, shown, "should be less than or equal to " + schema.get("maximum").asText());
       }
     }
     if (value.isTextual()) {
@@ -255,33 +231,23 @@ final class SchemaCheck {
                 "Too long: may not be more than " + schema.get("maxLength").asInt() + " bytes"));
       }
       if (schema.has("minLength") && s.length() < schema.get("minLength").asInt()) {
-        violations.add(
-            new Statuses.Cause(
-                "FieldValueInvalid",
-                path,
-                "Invalid value: "
-                    + shown
-                    + ": "
-                    + path
-                    + " in body should be at least "
-                    + schema.get("minLength").asInt()
-                    + " chars long"));
+        invalid(
+            path, shown, "should be at least " + schema.get("minLength").asInt() + " chars long");
       }
       if (schema.has("pattern")
           && !Pattern.compile(schema.get("pattern").asText()).matcher(s).find()) {
-        violations.add(
-            new Statuses.Cause(
-                "FieldValueInvalid",
-                path,
-                "Invalid value: "
-                    + shown
-                    + ": "
-                    + path
-                    + " in body should match '"
-                    + schema.get("pattern").asText()
-                    + "'"));
+        invalid(path, shown, "should match '" + schema.get("pattern").asText() + "'");
       }
     }
+  }
+
+  /** A bound the API server words as "Invalid value: V: PATH in body should ...". */
+  private void invalid(String path, String shown, String should) {
+    violations.add(
+        new Statuses.Cause(
+            "FieldValueInvalid",
+            path,
+            "Invalid value: " + shown + ": " + path + " in body " + should));
   }
 
   private void rules(JsonNode schema, JsonNode value, JsonNode old, String path) {
