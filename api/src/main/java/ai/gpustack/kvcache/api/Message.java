@@ -178,6 +178,40 @@ public enum Message {
           + " exit on it (for example bf16 on vLLM, fp8 or float16 on SGLang).",
       "Follow 'If new Pods fail argument parsing' in the upgrade guide; or relax the check with"
           + " kv-cache-dtype-spelling-check."),
+  FORMAT_DIFFERS_IN_DOMAIN(
+      "KVCachePoolBinding %s (domain %s) holds one KV format, but dtype %s on %s stores %s while"
+          + " the domain stores %s since %s (%s): engines writing two formats into one domain"
+          + " read each other's blocks wrong. Attach through a Binding with a new domain.name, or"
+          + " run an engine version that stores %s as %s",
+      "The same spelling means different bytes on different engines or versions (vLLM's fp8 was"
+          + " FP8 E5M2 in 0.4.x and is E4M3 since 0.5.0). Under Enforce the webhook refuses the"
+          + " newcomer and the operator holds a stored deployment whose format differs from the"
+          + " domain's earliest attachment (DtypeAccepted=False, FormatDiffersInDomain); under"
+          + " Warn both only warn.",
+      "Give the engine version that disagrees a Binding with a new domain.name, or move it to a"
+          + " version that stores the domain's format (kvcache engines lists the formats)."),
+  FORMAT_MODEL_DEPENDENT(
+      "KVCachePoolBinding %s declares %s, whose KV format each engine resolves from the model it"
+          + " loads (%s): the domain holds one format only while every checkpoint resolves it"
+          + " alike; declare the element type in a new Binding to have it checked",
+      "A Binding stored with auto: each engine picks the model's dtype, or a KV quantization its"
+          + " checkpoint asks for, so the format check cannot compare them.",
+      "Create a Binding that names the element type (for example bfloat16) with a new domain.name"
+          + " and move the workloads to it."),
+  FORMAT_UNMAPPED(
+      "engine %s does not say which KV format %s stores (its module maps no format for it), so"
+          + " the domain's one-format check cannot compare it",
+      "The engine module predates KV formats or leaves a spelling unmapped; the contract kit"
+          + " fails such a module.",
+      "Update the engine module."),
+  KV_FORMAT_FLAG(
+      "%s passes %s, which %s: engines writing this domain without it store other bytes, and"
+          + " read this engine's blocks wrong",
+      "Besides the dtype flag, some flags change what the KV cache holds (vLLM's"
+          + " --kv-cache-dtype-skip-layers, KV scales, a --config file). The Pod or role is"
+          + " admitted; the domain's engines may disagree.",
+      "Remove the flag, pass it on every engine of the domain, or give this engine a Binding of"
+          + " its own."),
   POD_UNKNOWN_KEY(
       "%s is not a KV cache injection key; the keys are %s",
       "The Pod carries a kvcache.gpustack.ai/* key the webhook does not read (or one only the"

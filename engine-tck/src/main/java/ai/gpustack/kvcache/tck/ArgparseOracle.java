@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.tck;
 
+import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,7 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -50,34 +53,66 @@ public final class ArgparseOracle {
     return Optional.empty();
   }
 
-  /** What argparse made of the target flag in one argv. */
+  /**
+   * What argparse made of one argv: on success, each target's value (a string, {@code true} for a
+   * toggle that was passed, the values of a list joined by spaces; absent when not set); else the
+   * error's kind, candidates and detail.
+   */
   public record Verdict(
-      String kind, Optional<String> value, List<String> candidates, String detail) {
+      String kind, Map<String, Optional<String>> values, List<String> candidates, String detail) {
     static Verdict of(JsonNode node) {
       if (!node.has("error")) {
-        JsonNode v = node.get("value");
-        return new Verdict(
-            "value", v.isNull() ? Optional.empty() : Optional.of(v.asText()), List.of(), "");
+        Map<String, Optional<String>> values = new LinkedHashMap<>();
+        JsonNode set = node.get("values");
+        set.fieldNames().forEachRemaining(name -> values.put(name, value(set.get(name))));
+        return new Verdict("value", values, List.of(), "");
       }
       List<String> candidates = new ArrayList<>();
       node.path("candidates").forEach(c -> candidates.add(c.asText()));
       String detail = node.path("option").asText(node.path("message").asText(""));
-      return new Verdict(node.get("error").asText(), Optional.empty(), candidates, detail);
+      return new Verdict(node.get("error").asText(), Map.of(), candidates, detail);
+    }
+
+    private static Optional<String> value(JsonNode v) {
+      if (v.isNull() || (v.isBoolean() && !v.asBoolean())) {
+        return Optional.empty();
+      }
+      if (v.isArray()) {
+        List<String> items = new ArrayList<>();
+        v.forEach(i -> items.add(i.asText()));
+        return Optional.of(String.join(" ", items));
+      }
+      return Optional.of(v.asText());
+    }
+
+    /** The value argparse set {@code target} to. */
+    public Optional<String> value(String target) {
+      return values.getOrDefault(target, Optional.empty());
     }
   }
 
   /** The Python version that answered and one verdict per case, in order. */
   public record Answer(String pythonVersion, List<Verdict> verdicts) {}
 
-  /** Parses every case with a parser holding {@code inventory}'s flags. */
+  /**
+   * Parses every case with a parser holding {@code inventory}'s flags, after the argv preprocessing
+   * {@code dialect} describes (underscore and dotted spellings), reporting {@code targets}.
+   */
   public Answer parse(
-      FlagInventory inventory, boolean vllmSpellings, String target, List<List<String>> cases) {
+      FlagInventory inventory,
+      ArgvDialect dialect,
+      List<String> targets,
+      List<List<String>> cases) {
     ObjectNode request = JSON.createObjectNode();
     ArrayNode flags = request.putArray("flags");
     for (FlagSpec flag : inventory.flags()) {
       flags.addObject().put("name", flag.name()).put("arity", flag.arity().name());
     }
-    request.put("vllm", vllmSpellings).put("target", target);
+    request
+        .put("underscores", dialect.underscoresAsDashes())
+        .put("dotted", dialect.dottedMembers());
+    ArrayNode wanted = request.putArray("targets");
+    targets.forEach(wanted::add);
     ArrayNode arrays = request.putArray("cases");
     for (List<String> c : cases) {
       ArrayNode argv = arrays.addArray();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
+import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
@@ -129,6 +130,36 @@ public abstract class EngineContractTest {
         for (String spelling : entry.spellings()) {
           assertThat(Dtype.of(spelling).value()).isEqualTo(spelling);
         }
+      }
+    }
+
+    @Test
+    void every_accepted_spelling_maps_to_the_kv_format_it_stores() {
+      List<String> unmapped = new ArrayList<>();
+      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+        for (String spelling : entry.spellings()) {
+          if (entry.format(spelling).isEmpty()) {
+            unmapped.add(entry.versions() + " " + spelling);
+          }
+        }
+      }
+      assertThat(unmapped)
+          .as(
+              "spellings with no KV format: map each with DtypeSpellings.of(from, until, source,"
+                  + " Map.of(spelling, KvFormat...)) or putFormats")
+          .isEmpty();
+    }
+
+    @Test
+    void auto_and_only_auto_is_model_dependent() {
+      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+        entry
+            .formats()
+            .forEach(
+                (spelling, format) ->
+                    assertThat(format.modelDependent())
+                        .as("%s %s is %s", entry.versions(), spelling, format)
+                        .isEqualTo(spelling.equals(Dtype.AUTO)));
       }
     }
 
@@ -276,11 +307,12 @@ public abstract class EngineContractTest {
     void the_exact_and_inline_spellings_read_as_the_flag() {
       for (FlagInventory inventory : engine().flagInventories()) {
         FlagReader reader = readerFor(inventory);
-        String flag = engine().dtypeFlag();
-        assertThat(reader.read(flag).orElseThrow().readsAs(flag)).isTrue();
-        ReadToken inline = reader.read(flag + "=x").orElseThrow();
-        assertThat(inline.readsAs(flag)).isTrue();
-        assertThat(inline.inlineValue()).contains("x");
+        for (String flag : readFlags(inventory)) {
+          assertThat(reader.read(flag).orElseThrow().readsAs(flag)).as(flag).isTrue();
+          ReadToken inline = reader.read(flag + "=x").orElseThrow();
+          assertThat(inline.readsAs(flag)).as(flag + "=x").isTrue();
+          assertThat(inline.inlineValue()).contains("x");
+        }
       }
     }
 
@@ -288,14 +320,18 @@ public abstract class EngineContractTest {
     void the_underscore_and_dotted_spellings_read_as_the_flag_exactly_where_the_dialect_says() {
       for (FlagInventory inventory : engine().flagInventories()) {
         FlagReader reader = readerFor(inventory);
-        String flag = engine().dtypeFlag();
-        String underscored = "--" + flag.substring(2).replace('-', '_');
-        if (!underscored.equals(flag)) {
-          assertThat(reader.read(underscored).orElseThrow().readsAs(flag))
-              .isEqualTo(engine().dialect().underscoresAsDashes());
+        ArgvDialect dialect = reader.dialect();
+        for (String flag : readFlags(inventory)) {
+          String underscored = "--" + flag.substring(2).replace('-', '_');
+          if (!underscored.equals(flag)) {
+            assertThat(reader.read(underscored).orElseThrow().readsAs(flag))
+                .as("%s %s", inventory.versions(), underscored)
+                .isEqualTo(dialect.underscoresAsDashes());
+          }
+          assertThat(reader.read(flag + ".member").orElseThrow().readsAs(flag))
+              .as("%s %s.member", inventory.versions(), flag)
+              .isEqualTo(dialect.dottedMembers());
         }
-        assertThat(reader.read(flag + ".member").orElseThrow().readsAs(flag))
-            .isEqualTo(engine().dialect().dottedMembers());
       }
     }
 
@@ -303,24 +339,25 @@ public abstract class EngineContractTest {
     void every_prefix_reads_as_the_parser_resolves_it() {
       for (FlagInventory inventory : engine().flagInventories()) {
         FlagReader reader = readerFor(inventory);
-        String flag = engine().dtypeFlag();
-        for (int end = 3; end < flag.length(); end++) {
-          String prefix = flag.substring(0, end);
-          List<String> candidates =
-              inventory.flags().stream()
-                  .map(FlagSpec::name)
-                  .filter(n -> n.startsWith(prefix))
-                  .toList();
-          ReadToken read = reader.read(prefix).orElseThrow();
-          if (candidates.contains(prefix)) {
-            assertThat(read.reading()).isEqualTo(FlagReading.EXACT);
-          } else if (!engine().dialect().abbreviations()) {
-            assertThat(read.readsAs(flag)).as(prefix).isFalse();
-          } else if (candidates.size() == 1) {
-            assertThat(read.readsAs(flag)).as("unique prefix %s", prefix).isTrue();
-          } else {
-            assertThat(read.reading()).as("prefix %s", prefix).isEqualTo(FlagReading.AMBIGUOUS);
-            assertThat(read.candidates()).containsExactlyInAnyOrderElementsOf(candidates);
+        for (String flag : readFlags(inventory)) {
+          for (int end = 3; end < flag.length(); end++) {
+            String prefix = flag.substring(0, end);
+            List<String> candidates =
+                inventory.flags().stream()
+                    .map(FlagSpec::name)
+                    .filter(n -> n.startsWith(prefix))
+                    .toList();
+            ReadToken read = reader.read(prefix).orElseThrow();
+            if (candidates.contains(prefix)) {
+              assertThat(read.reading()).isEqualTo(FlagReading.EXACT);
+            } else if (!reader.dialect().abbreviations()) {
+              assertThat(read.readsAs(flag)).as(prefix).isFalse();
+            } else if (candidates.size() == 1) {
+              assertThat(read.readsAs(flag)).as("unique prefix %s", prefix).isTrue();
+            } else {
+              assertThat(read.reading()).as("prefix %s", prefix).isEqualTo(FlagReading.AMBIGUOUS);
+              assertThat(read.candidates()).containsExactlyInAnyOrderElementsOf(candidates);
+            }
           }
         }
       }
@@ -330,12 +367,13 @@ public abstract class EngineContractTest {
     void a_longer_flag_sharing_the_stem_is_not_the_flag() {
       for (FlagInventory inventory : engine().flagInventories()) {
         FlagReader reader = readerFor(inventory);
-        String flag = engine().dtypeFlag();
-        for (FlagSpec sibling : inventory.flags()) {
-          if (sibling.name().startsWith(flag) && !sibling.name().equals(flag)) {
-            assertThat(reader.find(List.of(sibling.name(), "0"), flag))
-                .as(sibling.name())
-                .isEmpty();
+        for (String flag : readFlags(inventory)) {
+          for (FlagSpec sibling : inventory.flags()) {
+            if (sibling.name().startsWith(flag) && !sibling.name().equals(flag)) {
+              assertThat(reader.find(List.of(sibling.name(), "0"), flag))
+                  .as(sibling.name())
+                  .isEmpty();
+            }
           }
         }
       }
@@ -346,11 +384,30 @@ public abstract class EngineContractTest {
       FlagReader reader = newestReader();
       List<String> argv = List.of("--", engine().dtypeFlag(), "x");
       assertThat(reader.find(argv, engine().dtypeFlag()))
-          .hasSize(engine().dialect().doubleDashEndsOptions() ? 0 : 1);
+          .hasSize(reader.dialect().doubleDashEndsOptions() ? 0 : 1);
+    }
+
+    @Test
+    void every_flag_that_changes_the_kv_format_says_what_it_changes() {
+      for (FlagInventory inventory : engine().flagInventories()) {
+        for (FlagSpec flag : inventory.kvFormatFlags()) {
+          assertThat(flag.kvEffect().orElseThrow())
+              .as("%s %s", inventory.versions(), flag.name())
+              .isNotBlank();
+          assertThat(flag.name()).isNotEqualTo(engine().dtypeFlag());
+        }
+      }
+    }
+
+    /** The flags this project reads on the engine: the dtype flag and the KV-format flags. */
+    private List<String> readFlags(FlagInventory inventory) {
+      List<String> flags = new ArrayList<>(List.of(engine().dtypeFlag()));
+      inventory.kvFormatFlags().forEach(f -> flags.add(f.name()));
+      return flags;
     }
 
     private FlagReader readerFor(FlagInventory inventory) {
-      return new FlagReader(engine().dialect(), inventory.flags());
+      return new FlagReader(inventory.dialect().orElse(engine().dialect()), inventory);
     }
   }
 

@@ -1,15 +1,17 @@
 """Reads argv the way Python's argparse does, as an oracle for the Java flag reader.
 
 Input (stdin, JSON): {"flags": [{"name": "--x", "arity": "NONE|ONE|ONE_OR_MORE"}],
-"vllm": bool, "target": "--kv-cache-dtype", "cases": [[token, ...], ...]}.
-Output (stdout, JSON): one result per case: {"value": str|null} when parsing succeeds, or
-{"error": "ambiguous", "candidates": [...]} / {"error": "missing", "option": "--x"} /
+"underscores": bool, "dotted": bool, "targets": ["--kv-cache-dtype", ...],
+"cases": [[token, ...], ...]}.
+Output (stdout, JSON): one result per case: {"values": {target: str|bool|[str]|null}} when parsing
+succeeds, or {"error": "ambiguous", "candidates": [...]} / {"error": "missing", "option": "--x"} /
 {"error": "other", "message": "..."}.
 
-With "vllm" set, tokens are first rewritten as vLLM's FlexibleArgumentParser documents it:
-underscores between the leading "--" and the first "." become dashes, and a dotted member
-"--flag.member" is read as "--flag" (its value is passed through unchanged here; vLLM wraps it
-in JSON, which does not change which flag it sets).
+Tokens are first rewritten as the engine release's own preprocessing does: with "underscores"
+(vLLM's FlexibleArgumentParser, from 0.5.1) underscores in an option's name, up to its first ".",
+become dashes, "--key=value" keeping its value; with "dotted" (vLLM from 0.9.1) a dotted member
+"--flag.member" is read as "--flag" (its value is passed through unchanged here; vLLM wraps it in
+JSON, which does not change which flag it sets).
 """
 import argparse
 import json
@@ -44,37 +46,40 @@ def build(flags):
 KEY = re.compile(r"(?<=--)[^.]*")
 
 
-def vllm_rewrite(argv):
+def rewrite(argv, underscores, dotted):
     out = []
     for arg in argv:
         if arg.startswith("--"):
             if "=" in arg:
                 key, value = arg.split("=", 1)
-                key = KEY.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
-                if "." in key[2:]:
-                    key = key.split(".", 1)[0]
-                out.append(key + "=" + value)
+                out.append(rename(key, underscores, dotted) + "=" + value)
             else:
-                key = KEY.sub(lambda m: m.group(0).replace("_", "-"), arg, count=1)
-                if "." in key[2:]:
-                    key = key.split(".", 1)[0]
-                out.append(key)
+                out.append(rename(arg, underscores, dotted))
         else:
             out.append(arg)
     return out
 
 
+def rename(key, underscores, dotted):
+    if underscores:
+        key = KEY.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
+    if dotted and "." in key[2:]:
+        key = key.split(".", 1)[0]
+    return key
+
+
 def main():
     request = json.load(sys.stdin)
     parser, dests = build(request["flags"])
-    target = dests[request["target"]]
+    targets = request["targets"]
+    underscores = request.get("underscores", False)
+    dotted = request.get("dotted", False)
     results = []
     for argv in request["cases"]:
-        if request.get("vllm"):
-            argv = vllm_rewrite(argv)
+        argv = rewrite(argv, underscores, dotted)
         try:
             namespace, _ = parser.parse_known_args(argv)
-            results.append({"value": getattr(namespace, target)})
+            results.append({"values": {t: getattr(namespace, dests[t]) for t in targets}})
         except ParseError as e:
             message = str(e)
             ambiguous = re.match(r"ambiguous option: (.*?) could match (.*)$", message)

@@ -17,6 +17,7 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.spi.DtypeVerdict;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,15 +32,24 @@ import java.util.Optional;
  */
 public final class AttachmentResolver {
   private final EngineRegistry engines;
+  private final DomainFormats formats;
 
-  /** {@code engines} words a rejected spelling with what every registered engine accepts. */
+  /**
+   * {@code engines} words a rejected spelling with what every registered engine accepts, and
+   * resolves the formats of the domain's other attachments.
+   */
   public AttachmentResolver(EngineRegistry engines) {
     this.engines = engines;
+    this.formats = new DomainFormats(engines);
   }
 
-  /** What {@code ref} attaches {@code engine} at {@code version} to, under {@code settings}. */
+  /**
+   * What {@code ref} attaches {@code self}, running {@code engine} at {@code version}, to under
+   * {@code settings}.
+   */
   public Attachment resolve(
       BindingRef ref,
+      Workload self,
       Engine engine,
       Optional<String> version,
       EffectiveSettings settings,
@@ -119,10 +129,23 @@ public final class AttachmentResolver {
     Optional<String> tenant =
         tenants ? Optional.of(binding.getSpec().domain().name()) : Optional.empty();
     DtypeRuling ruling = rule(ref, binding, engine, version, settings);
+    List<String> warnings = new ArrayList<>();
+    if (ruling.outcome() == Outcome.ACCEPTED) {
+      DomainFormats.Finding finding = formats.check(binding, self, engine, version, cluster);
+      warnings.addAll(finding.warnings());
+      if (finding.conflict().isPresent()) {
+        ruling =
+            new DtypeRuling(
+                settings.spellingCheck() == SpellingCheck.Warn
+                    ? Outcome.FORMAT_UNVERIFIED
+                    : Outcome.FORMAT_DIFFERS,
+                ruling.dtype(),
+                finding.conflict().get());
+      }
+    }
     Optional<Refusal> refusal = Optional.empty();
-    List<String> warnings = List.of();
     switch (ruling.outcome()) {
-      case UNREADABLE, REJECTED ->
+      case UNREADABLE, REJECTED, FORMAT_DIFFERS ->
           refusal =
               Optional.of(
                   new Refusal(
@@ -131,7 +154,7 @@ public final class AttachmentResolver {
                       ref.field(),
                       Optional.of(ref.name()),
                       ruling.message()));
-      case UNVERIFIED -> warnings = List.of(ruling.message());
+      case UNVERIFIED, FORMAT_UNVERIFIED -> warnings.add(ruling.message());
       default -> {}
     }
     return new Attachment(ref, found, pool, backend, endpoint, tenant, ruling, refusal, warnings);

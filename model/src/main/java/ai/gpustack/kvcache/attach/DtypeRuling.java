@@ -20,6 +20,10 @@ public record DtypeRuling(Outcome outcome, String dtype, String message) {
     UNVERIFIED("SpellingUnverified", true),
     /** The engine rejects it under {@code Enforce}: refused. */
     REJECTED(Refusal.SPELLING_REJECTED, true),
+    /** Accepted, but stored in another format than the domain's, under {@code Enforce}: refused. */
+    FORMAT_DIFFERS(Refusal.FORMAT_DIFFERS, true),
+    /** Accepted, but stored in another format than the domain's, under {@code Warn}: warned. */
+    FORMAT_UNVERIFIED(Refusal.FORMAT_DIFFERS, true),
     /** The stored dtype is not a dtype: refused. */
     UNREADABLE(Refusal.DTYPE_UNREADABLE, false);
 
@@ -47,8 +51,9 @@ public record DtypeRuling(Outcome outcome, String dtype, String message) {
 
   /** Whether the {@code DtypeAccepted} condition reads True. */
   public boolean accepted() {
-    return outcome != Outcome.UNVERIFIED
-        && outcome != Outcome.REJECTED
-        && outcome != Outcome.UNREADABLE;
+    return switch (outcome) {
+      case UNVERIFIED, REJECTED, UNREADABLE, FORMAT_DIFFERS, FORMAT_UNVERIFIED -> false;
+      default -> true;
+    };
   }
 }

@@ -1,10 +1,13 @@
 package ai.gpustack.kvcache.attach;
 
 import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagOccurrence;
 import ai.gpustack.kvcache.spi.FlagReader;
+import ai.gpustack.kvcache.spi.FlagSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 
 /**
@@ -27,7 +30,30 @@ public final class OwnedFlags {
     }
   }
 
+  /** A flag that changes the KV representation, found in an argv, and what it changes. */
+  public record KvFormatHit(FlagOccurrence occurrence, String effect) {}
+
   private OwnedFlags() {}
+
+  /**
+   * Every flag in {@code argv} that changes the KV representation beside the dtype flag ({@link
+   * FlagInventory#kvFormatFlags()} of the engine at {@code version}), as that version reads it. Not
+   * refused, since the engines allow them; warned while the dtype is owned, since the domain's
+   * other engines may not pass them. Ambiguous prefixes are left to the parser, which exits on
+   * them.
+   */
+  public static List<KvFormatHit> kvFormatFlags(
+      Engine engine, Optional<String> version, List<String> argv) {
+    FlagReader reader = engine.flagReader(version);
+    List<KvFormatHit> hits = new ArrayList<>();
+    for (FlagSpec flag : engine.flagInventory(version).kvFormatFlags()) {
+      reader.find(argv, flag.name()).stream()
+          .filter(o -> !o.ambiguous())
+          .forEach(o -> hits.add(new KvFormatHit(o, flag.kvEffect().orElseThrow())));
+    }
+    hits.sort(java.util.Comparator.comparingInt(h -> h.occurrence().index()));
+    return hits;
+  }
 
   /**
    * Every owned flag in {@code argv} as {@code reader} reads it: connector flags in name order,

@@ -30,11 +30,19 @@ public record Refusal(
   public static final String SPELLING_REJECTED = "SpellingRejectedByEngine";
 
   /**
+   * The engine at its version stores the dtype in another KV format than the domain's earliest
+   * attachment, under {@code Enforce}.
+   */
+  public static final String FORMAT_DIFFERS = "FormatDiffersInDomain";
+
+  /**
    * Whether the refusal is about the dtype, not the store: the operator holds a deployment on its
    * last good render for these, rather than rendering it without a cache.
    */
   public boolean aboutDtype() {
-    return reason.equals(DTYPE_UNREADABLE) || reason.equals(SPELLING_REJECTED);
+    return reason.equals(DTYPE_UNREADABLE)
+        || reason.equals(SPELLING_REJECTED)
+        || reason.equals(FORMAT_DIFFERS);
   }
 
   /** As a field error carrying the reason. */

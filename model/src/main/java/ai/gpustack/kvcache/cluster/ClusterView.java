@@ -5,6 +5,7 @@ import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,6 +25,12 @@ public interface ClusterView {
 
   /** The deployments of one namespace. */
   List<ModelDeployment> modelDeployments(String namespace);
+
+  /**
+   * The Pods of one namespace that ask for injection (label {@code kvcache.gpustack.ai/inject:
+   * "true"}): with the deployments, what attaches to a Binding's domain.
+   */
+  List<Pod> injectedPods(String namespace);
 
   /** The Settings in force, read with their rules. */
   EffectiveSettings settings();

@@ -5,8 +5,10 @@ import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
@@ -20,6 +22,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<KVCacheBackend> backends;
   private final SharedIndexInformer<ModelDeployment> deployments;
   private final SharedIndexInformer<Setting> settings;
+  private final SharedIndexInformer<Pod> injectedPods;
 
   private InformerClusterView(KubernetesClient client) {
     this.bindings = client.resources(KVCachePoolBinding.class).inAnyNamespace().inform();
@@ -27,6 +30,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     this.backends = client.resources(KVCacheBackend.class).inform();
     this.deployments = client.resources(ModelDeployment.class).inAnyNamespace().inform();
     this.settings = client.resources(Setting.class).inNamespace(Settings.NAMESPACE).inform();
+    // Only Pods asking for injection: every other Pod stays out of the webhook's memory.
+    this.injectedPods = client.pods().inAnyNamespace().withLabel(Keys.INJECT, "true").inform();
   }
 
   /** Starts the informers; {@link #synced()} turns true once each has listed. */
@@ -35,7 +40,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   }
 
   public boolean synced() {
-    return List.of(bindings, pools, backends, deployments, settings).stream()
+    return List.of(bindings, pools, backends, deployments, settings, injectedPods).stream()
         .allMatch(SharedIndexInformer::hasSynced);
   }
 
@@ -68,12 +73,20 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   }
 
   @Override
+  public List<Pod> injectedPods(String namespace) {
+    return injectedPods.getStore().list().stream()
+        .filter(p -> namespace.equals(p.getMetadata().getNamespace()))
+        .toList();
+  }
+
+  @Override
   public EffectiveSettings settings() {
     return Settings.effective(Setting.values(settings.getStore().list().stream()));
   }
 
   @Override
   public void close() {
-    List.of(bindings, pools, backends, deployments, settings).forEach(SharedIndexInformer::close);
+    List.of(bindings, pools, backends, deployments, settings, injectedPods)
+        .forEach(SharedIndexInformer::close);
   }
 }

@@ -6,8 +6,10 @@ import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +26,7 @@ public final class MemoryClusterView implements ClusterView {
   private final List<KVCachePool> pools;
   private final List<KVCacheBackend> backends;
   private final List<ModelDeployment> deployments;
+  private final List<Pod> injectedPods;
   private final Map<String, String> rawSettings;
   private final EffectiveSettings settings;
 
@@ -32,11 +35,13 @@ public final class MemoryClusterView implements ClusterView {
       List<KVCachePool> pools,
       List<KVCacheBackend> backends,
       List<ModelDeployment> deployments,
+      List<Pod> injectedPods,
       Map<String, String> rawSettings) {
     this.bindings = bindings;
     this.pools = pools;
     this.backends = backends;
     this.deployments = deployments;
+    this.injectedPods = injectedPods;
     this.rawSettings = Map.copyOf(rawSettings);
     this.settings = Settings.effective(rawSettings);
   }
@@ -45,7 +50,7 @@ public final class MemoryClusterView implements ClusterView {
   public MemoryClusterView withSetting(String name, String value) {
     Map<String, String> raw = new HashMap<>(rawSettings);
     raw.put(name, value);
-    return new MemoryClusterView(bindings, pools, backends, deployments, raw);
+    return new MemoryClusterView(bindings, pools, backends, deployments, injectedPods, raw);
   }
 
   /** A view of {@code objects}. */
@@ -55,6 +60,7 @@ public final class MemoryClusterView implements ClusterView {
         only(objects, KVCachePool.class),
         only(objects, KVCacheBackend.class),
         only(objects, ModelDeployment.class),
+        only(objects, Pod.class).stream().filter(Pods::injectionRequested).toList(),
         Setting.values(only(objects, Setting.class).stream()));
   }
 
@@ -94,6 +100,13 @@ public final class MemoryClusterView implements ClusterView {
   public List<ModelDeployment> modelDeployments(String namespace) {
     return deployments.stream()
         .filter(d -> Objects.equals(d.getMetadata().getNamespace(), namespace))
+        .toList();
+  }
+
+  @Override
+  public List<Pod> injectedPods(String namespace) {
+    return injectedPods.stream()
+        .filter(p -> Objects.equals(p.getMetadata().getNamespace(), namespace))
         .toList();
   }
 

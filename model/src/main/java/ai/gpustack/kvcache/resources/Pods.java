@@ -16,6 +16,18 @@ public final class Pods {
             .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
+  /** Whether the Pod asks the webhook for injection: label {@code kvcache.gpustack.ai/inject}. */
+  public static boolean injectionRequested(Pod pod) {
+    return pod.getMetadata() != null
+        && pod.getMetadata().getLabels() != null
+        && "true".equals(pod.getMetadata().getLabels().get(Keys.INJECT));
+  }
+
+  /** The Pod's annotation {@code key}, if it has one. */
+  public static Optional<String> annotation(Pod pod, String key) {
+    return Optional.ofNullable(pod.getMetadata().getAnnotations()).map(a -> a.get(key));
+  }
+
   public static Optional<String> hash(Pod pod) {
     return Optional.ofNullable(pod.getMetadata().getAnnotations())
         .map(a -> a.get(Keys.POD_SPEC_HASH));

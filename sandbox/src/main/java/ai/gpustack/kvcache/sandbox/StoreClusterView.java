@@ -6,10 +6,12 @@ import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +47,10 @@ final class StoreClusterView implements ClusterView {
       for (String value : values) {
         try {
           JsonNode node = JSON.readTree(value);
-          if (KINDS.contains(node.path("kind").asText())) {
+          String kind = node.path("kind").asText();
+          if (KINDS.contains(kind)
+              || kind.equals("Pod")
+                  && node.at("/metadata/labels").path(Keys.INJECT).asText().equals("true")) {
             objects.add(serialization.unmarshal(value));
           }
         } catch (Exception e) {
@@ -80,6 +85,11 @@ final class StoreClusterView implements ClusterView {
   @Override
   public List<ModelDeployment> modelDeployments(String namespace) {
     return view().modelDeployments(namespace);
+  }
+
+  @Override
+  public List<Pod> injectedPods(String namespace) {
+    return view().injectedPods(namespace);
   }
 
   @Override

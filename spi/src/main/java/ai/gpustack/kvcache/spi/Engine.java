@@ -1,6 +1,7 @@
 package ai.gpustack.kvcache.spi;
 
 import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.KvFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -45,8 +46,13 @@ public interface Engine {
   /** The dtype spellings the engine's parser accepts, per version range, with sources. */
   SpellingTable dtypeSpellings();
 
-  /** How the engine's parser reads flags. */
+  /** How the engine's parser reads flags, unless a version's inventory says otherwise. */
   ArgvDialect dialect();
+
+  /** How the engine's parser reads flags at {@code version}: its inventory's dialect, if any. */
+  default ArgvDialect dialect(Optional<String> version) {
+    return flagInventory(version).dialect().orElse(dialect());
+  }
 
   /** The long options the parser knows, per version range, oldest first. */
   List<FlagInventory> flagInventories();
@@ -96,7 +102,8 @@ public interface Engine {
 
   /** Reads argv the way this engine's parser does at {@code version}. */
   default FlagReader flagReader(Optional<String> version) {
-    return new FlagReader(dialect(), flagInventory(version));
+    FlagInventory inventory = flagInventory(version);
+    return new FlagReader(inventory.dialect().orElse(dialect()), inventory);
   }
 
   /**
@@ -105,6 +112,14 @@ public interface Engine {
    */
   default boolean acceptsDtype(String dtype, Optional<String> version) {
     return dtypeSpellings().forVersion(version).entry().map(e -> e.accepts(dtype)).orElse(false);
+  }
+
+  /**
+   * The KV format {@code dtype} stores on this engine at {@code version}, on its default platform;
+   * empty when the engine does not accept the spelling there or its module does not map it.
+   */
+  default Optional<KvFormat> kvFormat(String dtype, Optional<String> version) {
+    return dtypeSpellings().forVersion(version).entry().flatMap(e -> e.format(dtype));
   }
 
   /** Whether this engine at {@code version} accepts {@code dtype}, and what it accepts instead. */

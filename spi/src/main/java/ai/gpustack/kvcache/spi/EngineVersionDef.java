@@ -3,22 +3,32 @@ package ai.gpustack.kvcache.spi;
 import ai.gpustack.kvcache.api.Quoting;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.immutables.value.Value;
 
 /**
  * An engine release number as people write it ({@code 0.11.0}, {@code v0.5.3rc2}, {@code
- * 0.5.13.post1}), compared by its leading numeric components; a pre-release or post-release suffix
- * does not change which spelling table applies.
+ * 0.5.13.post1}), ordered as Python packages are (PEP 440): by its numeric components, then a
+ * pre-release ({@code a}, {@code b}, {@code rc}) before the release and a post-release after it,
+ * since engines add spellings in post-releases (SGLang's {@code fp8_e4m3} in 0.4.1.post6). Anything
+ * after that ({@code -cu126}) is ignored.
  */
 @Value.Immutable
 abstract class EngineVersionDef implements Comparable<EngineVersion> {
-  private static final Pattern NUMERIC = Pattern.compile("^[vV]?(\\d+(?:\\.\\d+)*)");
+  private static final Pattern NUMERIC =
+      Pattern.compile(
+          "^[vV]?(\\d+(?:\\.\\d+)*)(?:[.-]?(a|b|rc)(\\d*))?(?:[.-]?post(\\d*))?",
+          Pattern.CASE_INSENSITIVE);
 
   /** As written. */
   public abstract String raw();
 
+  /**
+   * The numeric components, then the pre-release rank (a = -3, b = -2, rc = -1, none = 0) and
+   * number, then the post-release number (-1 when none): compared left to right.
+   */
   @Value.Derived
   List<Integer> components() {
     Matcher m = NUMERIC.matcher(raw().trim());
@@ -32,7 +42,21 @@ abstract class EngineVersionDef implements Comparable<EngineVersion> {
     for (String p : m.group(1).split("\\.")) {
       parts.add(Integer.parseInt(p));
     }
+    String pre = m.group(2) == null ? "" : m.group(2).toLowerCase(Locale.ROOT);
+    parts.add(
+        switch (pre) {
+          case "a" -> -3;
+          case "b" -> -2;
+          case "rc" -> -1;
+          default -> 0;
+        });
+    parts.add(number(m.group(3)));
+    parts.add(m.group(4) == null ? -1 : number(m.group(4)));
     return parts;
+  }
+
+  private static int number(String digits) {
+    return digits == null || digits.isEmpty() ? 0 : Integer.parseInt(digits);
   }
 
   /**
@@ -48,14 +72,24 @@ abstract class EngineVersionDef implements Comparable<EngineVersion> {
   public int compareTo(EngineVersion other) {
     List<Integer> a = components();
     List<Integer> b = other.components();
-    for (int i = 0; i < Math.max(a.size(), b.size()); i++) {
-      int x = i < a.size() ? a.get(i) : 0;
-      int y = i < b.size() ? b.get(i) : 0;
+    int release = Math.max(a.size(), b.size()) - 3;
+    for (int i = 0; i < release + 3; i++) {
+      int x = at(a, i, release);
+      int y = at(b, i, release);
       if (x != y) {
         return Integer.compare(x, y);
       }
     }
     return 0;
+  }
+
+  /** Component {@code i} of {@code parts}, the release padded with zeros to {@code release}. */
+  private static int at(List<Integer> parts, int i, int release) {
+    int own = parts.size() - 3;
+    if (i < release) {
+      return i < own ? parts.get(i) : 0;
+    }
+    return parts.get(own + i - release);
   }
 
   @Override

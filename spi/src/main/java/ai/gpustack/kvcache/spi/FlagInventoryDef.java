@@ -23,6 +23,19 @@ abstract class FlagInventoryDef implements Versioned {
   @Override
   public abstract String source();
 
+  /**
+   * How the parser of these versions reads flags, when it differs from {@link Engine#dialect()}: an
+   * engine whose parser gained spellings in a release (vLLM's FlexibleArgumentParser) says so per
+   * range.
+   */
+  public abstract Optional<ArgvDialect> dialect();
+
+  /** The flags that change the KV representation beside the dtype flag, in inventory order. */
+  @Value.Lazy
+  public List<FlagSpec> kvFormatFlags() {
+    return flags().stream().filter(FlagSpec::changesKvFormat).toList();
+  }
+
   public Optional<FlagSpec> flag(String name) {
     return Optional.ofNullable(byName().get(name));
   }

@@ -1,6 +1,7 @@
 package ai.gpustack.kvcache.spi;
 
 import ai.gpustack.kvcache.api.Quoting;
+import java.util.Optional;
 import org.immutables.value.Value;
 
 /** One long option of an engine's command line, in its canonical spelling. */
@@ -11,6 +12,18 @@ abstract class FlagSpecDef {
 
   @Value.Parameter
   public abstract FlagArity arity();
+
+  /**
+   * What the flag changes in the KV cache's representation when passed beside the dtype flag (
+   * {@code keeps the listed layers at the model's dtype}); empty for flags that change nothing
+   * there. An attached workload passing such a flag is admitted with a warning naming this.
+   */
+  public abstract Optional<String> kvEffect();
+
+  /** Whether the flag changes the KV representation. */
+  public boolean changesKvFormat() {
+    return kvEffect().isPresent();
+  }
 
   public static FlagSpec value(String name) {
     return FlagSpec.of(name, FlagArity.ONE);

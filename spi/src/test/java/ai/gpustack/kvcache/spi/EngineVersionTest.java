@@ -8,10 +8,23 @@ import org.junit.jupiter.api.Test;
 
 class EngineVersionTest {
   @Test
-  void versions_compare_by_their_numbers_ignoring_release_suffixes() {
+  void versions_compare_as_python_packages_do() {
     assertThat(EngineVersion.parse("0.5.13.post1")).isGreaterThan(EngineVersion.parse("0.5.3rc2"));
     assertThat(EngineVersion.parse("v0.11.0")).isEqualByComparingTo(EngineVersion.parse("0.11"));
     assertThat(EngineVersion.parse("0.10.2")).isLessThan(EngineVersion.parse("0.11.0"));
+    // A post-release follows its release and precedes the next; a pre-release precedes it.
+    assertThat(EngineVersion.parse("0.4.1.post6"))
+        .isGreaterThan(EngineVersion.parse("0.4.1.post5"))
+        .isGreaterThan(EngineVersion.parse("0.4.1"))
+        .isLessThan(EngineVersion.parse("0.4.2"));
+    assertThat(EngineVersion.parse("0.5.3rc2"))
+        .isLessThan(EngineVersion.parse("0.5.3"))
+        .isGreaterThan(EngineVersion.parse("0.5.3rc1"))
+        .isGreaterThan(EngineVersion.parse("0.5.2.post9"));
+    assertThat(EngineVersion.parse("v0.5.4.post3-cu126"))
+        .isEqualByComparingTo(EngineVersion.parse("0.5.4.post3"));
+    assertThat(VersionRange.of("0.4.1.post6", "0.5.4").contains(EngineVersion.parse("0.4.1.post5")))
+        .isFalse();
   }
 
   @Test

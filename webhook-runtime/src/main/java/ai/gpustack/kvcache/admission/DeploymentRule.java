@@ -15,6 +15,7 @@ import ai.gpustack.kvcache.attach.AttachmentResolver;
 import ai.gpustack.kvcache.attach.BindingRef;
 import ai.gpustack.kvcache.attach.OwnedFlags;
 import ai.gpustack.kvcache.attach.Refusal;
+import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.Engine;
@@ -81,6 +82,9 @@ final class DeploymentRule implements Rule {
     EffectiveSettings settings = cluster.settings();
     if (engine.isPresent() && !deleting) {
       ownedKeys(spec, engine.get(), settings.kvCacheDtypeOwned(), problems);
+      if (settings.kvCacheDtypeOwned() && spec.kvCache().isPresent()) {
+        warnings.addAll(kvFormatFlags(spec, engine.get()));
+      }
     }
     if (request.isCreate() && engine.isPresent() && spec.kvCache().isPresent()) {
       Attachment attachment =
@@ -89,6 +93,7 @@ final class DeploymentRule implements Rule {
                   namespace(md, request),
                   spec.kvCache().get().poolRef().name(),
                   "spec.kvCache.poolRef.name"),
+              Workload.admitted(Workload.MODEL_DEPLOYMENT, name(md, request)),
               engine.get(),
               spec.engine().version(),
               settings,
@@ -109,6 +114,11 @@ final class DeploymentRule implements Rule {
         .detail(Message.ENGINE_UNKNOWN.detail(engines.unknown(name)))
         .reason(ENGINE_NOT_REGISTERED)
         .build();
+  }
+
+  private static String name(ModelDeployment md, Request request) {
+    String name = md.getMetadata() == null ? null : md.getMetadata().getName();
+    return name == null ? request.name() : name;
   }
 
   static String namespace(ModelDeployment md, Request request) {
@@ -184,6 +194,26 @@ final class DeploymentRule implements Rule {
             "spec.roles[" + i + "].command", Message.DEPLOYMENT_IDENTITY.detail("command"));
       }
     }
+  }
+
+  /** A warning per flag a role passes that changes the KV representation beside the dtype. */
+  private static List<String> kvFormatFlags(ModelDeploymentSpec spec, Engine engine) {
+    List<String> warnings = new ArrayList<>();
+    for (int i = 0; i < spec.roles().size(); i++) {
+      Role role = spec.roles().get(i);
+      if (role.isTakeOver()) {
+        continue;
+      }
+      for (OwnedFlags.KvFormatHit hit :
+          OwnedFlags.kvFormatFlags(engine, spec.engine().version(), role.extraArgs())) {
+        warnings.add(
+            Message.KV_FORMAT_FLAG.detail(
+                "spec.roles[" + i + "].extraArgs[" + hit.occurrence().index() + "]",
+                hit.occurrence().describe(engine.id()),
+                hit.effect()));
+      }
+    }
+    return warnings;
   }
 
   private static void ownedKeys(

@@ -15,6 +15,7 @@ import ai.gpustack.kvcache.attach.BindingRef;
 import ai.gpustack.kvcache.attach.ConfigVolume;
 import ai.gpustack.kvcache.attach.OwnedFlags;
 import ai.gpustack.kvcache.attach.Refusal;
+import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
@@ -36,6 +37,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -134,7 +136,12 @@ final class PodInjection implements Rule {
     EffectiveSettings settings = cluster.settings();
     Attachment attachment =
         resolver.resolve(
-            new BindingRef(namespace, bindingName, bindingField), e, version, settings, cluster);
+            new BindingRef(namespace, bindingName, bindingField),
+            Workload.admitted(Workload.POD, Objects.requireNonNullElse(pod.metadata().name(), "")),
+            e,
+            version,
+            settings,
+            cluster);
     attachment.refusal().filter(r -> !r.aboutDtype()).ifPresent(r -> problems.add(r.problem()));
 
     int target = target(pod, annotations.get(Keys.CONTAINER), problems);
@@ -149,6 +156,21 @@ final class PodInjection implements Rule {
       launchProgram =
           containerRules(
               pod, container, target, command, args, e, version, settings, forwarded, problems);
+      if (settings.kvCacheDtypeOwned()) {
+        List<String> argv = new ArrayList<>(command);
+        argv.addAll(args);
+        String at = "spec.containers[" + target + "]";
+        for (OwnedFlags.KvFormatHit hit : OwnedFlags.kvFormatFlags(e, version, argv)) {
+          int index = hit.occurrence().index();
+          warnings.add(
+              Message.KV_FORMAT_FLAG.detail(
+                  index < command.size()
+                      ? at + ".command[" + index + "]"
+                      : at + ".args[" + (index - command.size()) + "]",
+                  hit.occurrence().describe(e.id()),
+                  hit.effect()));
+        }
+      }
     }
     attachment.refusal().filter(Refusal::aboutDtype).ifPresent(r -> problems.add(r.problem()));
     warnings.addAll(attachment.warnings());

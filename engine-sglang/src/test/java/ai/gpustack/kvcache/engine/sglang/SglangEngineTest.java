@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.engine.sglang;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.KvFormat;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
@@ -36,11 +37,14 @@ class SglangEngineTest {
   @CsvSource({
     "bf16, 0.5.3, false",
     "bf16, 0.5.4, true",
-    "fp8_e4m3, 0.4.1, false",
-    "fp8_e4m3, 0.4.2, true",
-    "nvfp4, 0.5.17, false",
-    "nvfp4, 0.5.18, true",
-    "fp4_e2m1, 0.5.18, false",
+    "fp8_e4m3, 0.4.1.post5, false",
+    "fp8_e4m3, 0.4.1.post6, true",
+    "fp4_e2m1, 0.5.4.post2, false",
+    "fp4_e2m1, 0.5.4.post3, true",
+    "fp4_e2m1, 0.5.15, true",
+    "nvfp4, 0.5.15, false",
+    "nvfp4, 0.5.16, true",
+    "fp4_e2m1, 0.5.16, false",
   })
   void each_spelling_is_accepted_where_the_table_says(
       String dtype, String version, boolean accepted) {
@@ -125,6 +129,28 @@ class SglangEngineTest {
                 attachment))
         .contains(EnvVar.of("MOONCAKE_TENANT_ID", "team-a"), EnvVar.of("MC_TE_METRIC", "0"))
         .doesNotContain(EnvVar.of("MOONCAKE_TENANT_ID", "mine"));
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "fp8_e5m2, 0.2.14, float8_e5m2",
+    "fp8_e4m3, 0.4.1.post6, float8_e4m3fn",
+    "bf16, 0.5.4, bfloat16",
+    "fp4_e2m1, 0.5.4.post3, fp4_e2m1_block16_e8m0",
+    "fp4_mx_block16, 0.5.16, fp4_e2m1_block16_e8m0",
+    "mxfp8, 0.5.16, mxfp8",
+    "auto, 0.5.16, model-dependent",
+  })
+  void each_spelling_maps_to_the_format_it_stores(String dtype, String version, String format) {
+    assertThat(sglang.kvFormat(dtype, Optional.of(version))).map(KvFormat::id).contains(format);
+  }
+
+  @Test
+  void config_files_are_read_from_0_5_3rc2() {
+    assertThat(sglang.flagInventory(Optional.of("0.5.3rc1")).flag("--config")).isEmpty();
+    assertThat(sglang.flagInventory(Optional.of("0.5.3")).kvFormatFlags())
+        .extracting(f -> f.name())
+        .containsExactly("--quantization-param-path", "--config");
   }
 
   @Test

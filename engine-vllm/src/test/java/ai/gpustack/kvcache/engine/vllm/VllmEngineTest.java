@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.engine.vllm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.KvFormat;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
@@ -46,12 +47,87 @@ class VllmEngineTest {
     "nvfp4, 0.21.0, true",
     "nvfp4_4over6, 0.28.0, false",
     "nvfp4_4over6, 0.29.0, true",
-    "fp8, 0.4.1, false",
-    "fp8, 0.4.2, true",
+    "fp8, 0.4.0, false",
+    "fp8, 0.4.1, true",
+    "fp8_e5m2, 0.4.0, true",
+    "fp8_e5m2, 0.4.2, false",
+    "fp8_e5m2, 0.5.0, true",
+    "fp8_e4m3, 0.4.2, false",
+    "fp8_e4m3, 0.5.0, true",
+    "turboquant_4bit_nc, 0.19.1, false",
+    "turboquant_4bit_nc, 0.20.0, true",
   })
   void each_spelling_is_accepted_from_the_version_that_added_it(
       String dtype, String version, boolean accepted) {
     assertThat(vllm.checkDtype(dtype, Optional.of(version)).accepted()).isEqualTo(accepted);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "fp8_e5m2, 0.3.0, float8_e5m2",
+    "fp8, 0.4.1, float8_e5m2",
+    "fp8, 0.4.2, float8_e5m2",
+    "fp8, 0.5.0, float8_e4m3fn",
+    "fp8, 0.29.0, float8_e4m3fn",
+    "fp8_e4m3, 0.11.0, float8_e4m3fn",
+    "fp8_inc, 0.10.0, float8_e4m3fn",
+    "auto, 0.29.0, model-dependent",
+    "bfloat16, 0.11.0, bfloat16",
+    "fp8_ds_mla, 0.11.0, fp8_ds_mla",
+    "nvfp4, 0.21.0, nvfp4",
+    "int8_per_token_head, 0.20.0, int8_per_token_head",
+  })
+  void fp8_stores_e5m2_in_the_0_4_releases_and_e4m3_from_0_5(
+      String dtype, String version, String format) {
+    assertThat(vllm.kvFormat(dtype, Optional.of(version))).map(KvFormat::id).contains(format);
+  }
+
+  @Test
+  void on_mi300_fp8_is_fnuz() {
+    var rocm =
+        vllm
+            .dtypeSpellings()
+            .forVersion(Optional.of("0.29.0"))
+            .entry()
+            .orElseThrow()
+            .platforms()
+            .stream()
+            .filter(p -> p.platform().startsWith("ROCm gfx94x"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(rocm.formats()).containsEntry("fp8", KvFormat.FLOAT8_E4M3FNUZ);
+  }
+
+  @Test
+  void the_flag_reader_follows_the_release_that_added_each_spelling() {
+    // Underscores from FlexibleArgumentParser (0.5.1), dotted members from 0.9.1.
+    assertThat(
+            vllm.flagReader(Optional.of("0.5.0"))
+                .names(List.of("--kv_cache_dtype", "x"), "--kv-cache-dtype"))
+        .isFalse();
+    assertThat(
+            vllm.flagReader(Optional.of("0.5.1"))
+                .names(List.of("--kv_cache_dtype", "x"), "--kv-cache-dtype"))
+        .isTrue();
+    assertThat(
+            vllm.flagReader(Optional.of("0.9.0"))
+                .names(List.of("--kv-transfer-config.kv_role", "x"), "--kv-transfer-config"))
+        .isFalse();
+    assertThat(
+            vllm.flagReader(Optional.of("0.9.1"))
+                .names(List.of("--kv-transfer-config.kv_role", "x"), "--kv-transfer-config"))
+        .isTrue();
+  }
+
+  @Test
+  void skip_layers_and_config_change_the_kv_format_where_the_release_has_them() {
+    assertThat(vllm.flagInventory(Optional.of("0.29.0")).kvFormatFlags())
+        .extracting(f -> f.name())
+        .contains("--config", "--kv-cache-dtype-skip-layers")
+        .doesNotContain("--calculate-kv-scales");
+    assertThat(vllm.flagInventory(Optional.of("0.5.3")).kvFormatFlags())
+        .extracting(f -> f.name())
+        .containsExactly("--quantization-param-path");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package com.example.kvcache.trtllm;
 
+import ai.gpustack.kvcache.api.KvFormat;
 import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
@@ -11,6 +12,7 @@ import ai.gpustack.kvcache.spi.SpellingTable;
 import ai.gpustack.kvcache.spi.VersionRange;
 import com.google.auto.service.AutoService;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -38,10 +40,12 @@ public final class TrtllmEngine implements Engine {
                   null,
                   "NVIDIA/TensorRT-LLM PR #11487 (click.Choice on --kv_cache_dtype in"
                       + " tensorrt_llm/commands/serve.py; reviewed 2026-02/03); trtllm-serve"
-                      + " 1.3.0rc22 prints --kv_cache_dtype [auto|fp8|nvfp4]",
-                  "auto",
-                  "fp8",
-                  "nvfp4"))
+                      + " 1.3.0rc22 prints --kv_cache_dtype [auto|fp8|nvfp4]; fp8 is E4M3"
+                      + " (examples/pytorch/README.md: \"FP8(e4m3) kvcache\")",
+                  Map.of(
+                      "auto", KvFormat.MODEL_DEPENDENT,
+                      "fp8", KvFormat.FLOAT8_E4M3FN,
+                      "nvfp4", KvFormat.NVFP4)))
           .build();
 
   private static final List<FlagInventory> INVENTORIES =

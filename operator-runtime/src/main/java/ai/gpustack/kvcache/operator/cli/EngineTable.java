@@ -1,15 +1,21 @@
 package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.api.Json;
+import ai.gpustack.kvcache.api.KvFormat;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.spi.FlagInventory;
+import ai.gpustack.kvcache.spi.FlagSpec;
+import ai.gpustack.kvcache.spi.PlatformFormats;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The registered engines and their dtype spellings, as text for people, JSON for scripts, and the
@@ -38,11 +44,31 @@ final class EngineTable {
           .append(e.dtypeFlag())
           .append(" spellings\n");
       List<String[]> rows = new ArrayList<>();
-      rows.add(new String[] {"  VERSIONS", "SPELLINGS", "SOURCE"});
+      rows.add(new String[] {"  VERSIONS", "SPELLING:KV FORMAT", "SOURCE"});
       for (DtypeSpellings s : e.dtypeSpellings().entries()) {
-        rows.add(new String[] {"  " + s.versions(), String.join(" ", s.spellings()), s.source()});
+        rows.add(new String[] {"  " + s.versions(), pairs(s.spellings(), s.formats()), s.source()});
+        for (PlatformFormats p : s.platforms()) {
+          rows.add(
+              new String[] {
+                "    on " + p.platform(), pairs(p.formats().keySet(), p.formats()), p.source()
+              });
+        }
       }
       out.append(columns(rows));
+      List<String[]> flags = new ArrayList<>();
+      flags.add(new String[] {"  VERSIONS", "FLAGS THAT CHANGE THE KV FORMAT", "PARSER"});
+      for (FlagInventory inventory : e.flagInventories()) {
+        flags.add(
+            new String[] {
+              "  " + inventory.versions(),
+              inventory.kvFormatFlags().isEmpty()
+                  ? "-"
+                  : String.join(
+                      " ", inventory.kvFormatFlags().stream().map(FlagSpec::name).toList()),
+              inventory.dialect().orElse(e.dialect()).parser()
+            });
+      }
+      out.append(columns(flags));
     }
     out.append("\nAccepted by every registered engine (newest tables): ")
         .append(String.join(" ", registry.portableSpellings()))
@@ -68,7 +94,31 @@ final class EngineTable {
         s.versions().from().ifPresent(v -> entry.put("from", v.raw()));
         s.versions().until().ifPresent(v -> entry.put("until", v.raw()));
         s.spellings().forEach(entry.putArray("accepted")::add);
+        ObjectNode formats = entry.putObject("formats");
+        s.formats().forEach((spelling, format) -> formats.put(spelling, format.id()));
+        ArrayNode platforms = entry.putArray("platforms");
+        for (PlatformFormats p : s.platforms()) {
+          ObjectNode platform = platforms.addObject().put("platform", p.platform());
+          ObjectNode on = platform.putObject("formats");
+          p.formats().forEach((spelling, format) -> on.put(spelling, format.id()));
+          platform.put("source", p.source());
+        }
         entry.put("source", s.source());
+      }
+      ArrayNode inventories = node.putArray("kvFormatFlags");
+      for (FlagInventory inventory : e.flagInventories()) {
+        ObjectNode range = inventories.addObject();
+        range.put("versions", inventory.versions().toString());
+        range.put("parser", inventory.dialect().orElse(e.dialect()).parser());
+        ArrayNode list = range.putArray("flags");
+        inventory
+            .kvFormatFlags()
+            .forEach(
+                f ->
+                    list.addObject()
+                        .put("flag", f.name())
+                        .put("effect", f.kvEffect().orElseThrow()));
+        range.put("source", inventory.source());
       }
     }
     registry.portableSpellings().forEach(root.putArray("portable")::add);
@@ -95,7 +145,14 @@ final class EngineTable {
     registry.portableSpellings().forEach(s -> md.append("- `").append(s).append("`\n"));
     md.append(
             "\n`auto` binds nothing (each engine resolves it from its model), so a new Binding may not\n")
-        .append("declare it while `model-deployment-kv-cache-dtype-owned` is on.\n");
+        .append("declare it while `model-deployment-kv-cache-dtype-owned` is on.\n")
+        .append("\n## KV formats\n\n")
+        .append(
+            "The bytes a spelling stores, as far as another engine reading them must agree:\n\n")
+        .append("| Format | Bytes |\n|---|---|\n");
+    for (KvFormat f : KvFormat.values()) {
+      md.append("| `").append(f.id()).append("` | ").append(f.description()).append(" |\n");
+    }
     for (Engine e : registry.engines()) {
       md.append("\n## ")
           .append(e.displayName())
@@ -107,18 +164,63 @@ final class EngineTable {
           .append("`; parser: ")
           .append(e.dialect().parser())
           .append(".\n\n")
-          .append("| Versions | Accepted spellings | Source |\n|---|---|---|\n");
+          .append("| Versions | Spelling → KV format | Source |\n|---|---|---|\n");
       for (DtypeSpellings s : e.dtypeSpellings().entries()) {
         md.append("| `").append(s.versions()).append("` | ");
         List<String> quoted = new ArrayList<>();
-        s.spellings().forEach(x -> quoted.add("`" + x + "`"));
-        md.append(String.join(" ", quoted))
+        s.spellings()
+            .forEach(
+                x ->
+                    quoted.add(
+                        "`"
+                            + x
+                            + "`"
+                            + s.format(x).map(f -> " → `" + f.id() + "`").orElse(" → (none)")));
+        md.append(String.join("<br>", quoted));
+        for (PlatformFormats p : s.platforms()) {
+          md.append("<br>on ").append(p.platform()).append(": ");
+          List<String> on = new ArrayList<>();
+          p.formats().forEach((x, f) -> on.add("`" + x + "` → `" + f.id() + "`"));
+          md.append(String.join(", ", on));
+        }
+        md.append(" | ").append(cell(s.source()));
+        s.platforms().forEach(p -> md.append("; ").append(cell(p.source())));
+        md.append(" |\n");
+      }
+      md.append("\nFlags besides the dtype flag that change the KV format (an attached workload")
+          .append(" passing one is admitted with a warning):\n\n")
+          .append("| Versions | Parser | Flags | Source |\n|---|---|---|---|\n");
+      for (FlagInventory inventory : e.flagInventories()) {
+        List<String> flags = new ArrayList<>();
+        inventory
+            .kvFormatFlags()
+            .forEach(f -> flags.add("`" + f.name() + "` " + f.kvEffect().orElseThrow()));
+        md.append("| `")
+            .append(inventory.versions())
+            .append("` | ")
+            .append(inventory.dialect().orElse(e.dialect()).parser())
             .append(" | ")
-            .append(s.source().replace("|", "\\|"))
+            .append(flags.isEmpty() ? "none" : cell(String.join("<br>", flags)))
+            .append(" | ")
+            .append(cell(inventory.source()))
             .append(" |\n");
       }
     }
     return md.toString();
+  }
+
+  private static String cell(String text) {
+    return text.replace("|", "\\|");
+  }
+
+  /** {@code spelling:format} for each spelling, the format {@code (none)} where unmapped. */
+  private static String pairs(Collection<String> spellings, Map<String, KvFormat> formats) {
+    List<String> out = new ArrayList<>();
+    for (String spelling : spellings) {
+      KvFormat f = formats.get(spelling);
+      out.add(spelling + ":" + (f == null ? "(none)" : f.id()));
+    }
+    return String.join(" ", out);
   }
 
   private static String columns(List<String[]> rows) {

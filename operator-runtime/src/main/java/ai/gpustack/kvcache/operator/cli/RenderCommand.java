@@ -103,7 +103,12 @@ final class RenderCommand implements Callable<Integer> {
         Rendering rendering = renderer.render(md, cluster);
         if (rendering.isHeld()) {
           // The operator creates and replaces nothing for it: there are no Pods to print.
-          err.println(subject + rendering.heldMessage().orElseThrow());
+          err.println(
+              subject
+                  + "DtypeAccepted=False ("
+                  + rendering.held().orElseThrow().reason()
+                  + "): "
+                  + rendering.heldMessage().orElseThrow());
           code = 1;
           continue;
         }

@@ -7,6 +7,7 @@ import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.attach.Attachment;
@@ -272,6 +273,24 @@ public final class Preflight {
                 .filter(OwnedFlags.Hit::dtype)
                 .map(OwnedFlags.Hit::occurrence)
                 .toList();
+        for (OwnedFlags.KvFormatHit hit :
+            OwnedFlags.kvFormatFlags(
+                engine.get(), md.getSpec().engine().version(), role.extraArgs())) {
+          findings.add(
+              Finding.warning(
+                  "role-changes-kv-format",
+                  display(md),
+                  Message.KV_FORMAT_FLAG.detail(
+                      "role "
+                          + quote(role.name())
+                          + " (spec.roles["
+                          + i
+                          + "].extraArgs["
+                          + hit.occurrence().index()
+                          + "])",
+                      hit.occurrence().describe(engine.get().displayName()),
+                      hit.effect())));
+        }
         for (FlagOccurrence occurrence : found) {
           findings.add(
               Finding.breaks(
@@ -381,6 +400,20 @@ public final class Preflight {
                               + ": its replicas get no cache connector and no dtype"
                               + " (CacheAttached=False) until it is created",
                           "")));
+      afterFlip
+          .attachment()
+          .flatMap(Attachment::refusal)
+          .filter(r -> r.reason().equals(Refusal.FORMAT_DIFFERS))
+          .ifPresent(
+              r ->
+                  findings.add(
+                      Finding.breaks(
+                          "format-differs",
+                          display(md),
+                          "is held on its last good render (DtypeAccepted=False,"
+                              + " FormatDiffersInDomain): its engine stores the Binding's dtype in"
+                              + " another KV format than the domain's earliest attachment",
+                          r.message())));
     } catch (RenderException e) {
       findings.add(
           Finding.breaks(
@@ -394,10 +427,8 @@ public final class Preflight {
       return new Rollout(ns, name, replicas, 0, 0, 0, "no replicas in the input");
     }
     List<String> notes = new ArrayList<>();
-    upgrade.held().ifPresent(h -> notes.add("held now: the engine rejects the Binding's dtype"));
-    afterFlip
-        .held()
-        .ifPresent(h -> notes.add("held after a flip: the engine rejects the Binding's dtype"));
+    upgrade.held().ifPresent(h -> notes.add("held now: " + why(h)));
+    afterFlip.held().ifPresent(h -> notes.add("held after a flip: " + why(h)));
     return new Rollout(
         ns,
         name,
@@ -406,6 +437,14 @@ public final class Preflight {
         upgrade.isHeld() ? 0 : outdated(running, upgrade),
         afterFlip.isHeld() ? 0 : outdated(running, afterFlip),
         String.join("; ", notes));
+  }
+
+  private static String why(Refusal held) {
+    return switch (held.reason()) {
+      case Refusal.FORMAT_DIFFERS -> "its engine stores another KV format than the domain's";
+      case Refusal.DTYPE_UNREADABLE -> "the Binding's stored dtype does not read";
+      default -> "the engine rejects the Binding's dtype";
+    };
   }
 
   /** The running replicas whose pod-spec hash differs from the render of their ordinal. */

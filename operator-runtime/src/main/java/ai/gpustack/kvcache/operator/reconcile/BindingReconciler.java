@@ -9,8 +9,8 @@ import ai.gpustack.kvcache.operator.render.Conditions;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.Pods;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -20,7 +20,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,18 +61,14 @@ public final class BindingReconciler
   @Override
   public List<EventSource<?, KVCachePoolBinding>> prepareEventSources(
       EventSourceContext<KVCachePoolBinding> context) {
-    InformerEventSource<Pod, KVCachePoolBinding> injected =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Pod.class, KVCachePoolBinding.class)
-                .withLabelSelector(Keys.INJECT + "=true")
-                .withSecondaryToPrimaryMapper(
-                    p ->
-                        Optional.ofNullable(p.getMetadata().getAnnotations())
-                            .map(a -> a.get(Keys.BINDING))
-                            .map(b -> Set.of(new ResourceID(b, p.getMetadata().getNamespace())))
-                            .orElse(Set.of()))
-                .build(),
-            context);
+    EventSource<Pod, KVCachePoolBinding> injected =
+        Informers.injectedPods(
+            context,
+            p ->
+                Pods.annotation(p, Keys.BINDING)
+                    .map(b -> Set.of(new ResourceID(b, p.getMetadata().getNamespace())))
+                    .orElse(Set.of()),
+            (after, before) -> true);
     return List.of(
         injected,
         Informers.watch(

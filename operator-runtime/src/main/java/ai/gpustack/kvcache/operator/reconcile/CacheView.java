@@ -9,6 +9,7 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
@@ -63,6 +64,16 @@ final class CacheView implements ClusterView {
       return ((Context<ModelDeployment>) context).getPrimaryCache().list(namespace).toList();
     }
     return source(ModelDeployment.class).list(namespace, m -> true).toList();
+  }
+
+  /** The injected Pods of {@code namespace}, from the controller's injected-pods source. */
+  @Override
+  @SuppressWarnings("unchecked")
+  public List<Pod> injectedPods(String namespace) {
+    return ((ManagedInformerEventSource<Pod, ?, ?>)
+            context.eventSourceRetriever().getEventSourceFor(Pod.class, Informers.INJECTED_PODS))
+        .list(namespace, p -> true)
+        .toList();
   }
 
   @Override

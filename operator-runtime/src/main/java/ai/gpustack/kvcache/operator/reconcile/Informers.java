@@ -1,7 +1,9 @@
 package ai.gpustack.kvcache.operator.reconcile;
 
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.resources.Keys;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -55,6 +57,27 @@ final class Informers {
 
   private static Object spec(HasMetadata resource) {
     return resource instanceof CustomResource<?, ?> custom ? custom.getSpec() : resource;
+  }
+
+  /** The name of the Pods-asking-for-injection source, apart from a controller's own Pods. */
+  static final String INJECTED_PODS = "injected-pods";
+
+  /**
+   * Pods labelled for injection, in every namespace, waking the primaries {@code mapper} names on
+   * the changes {@code relevant} lets through.
+   */
+  static <P extends HasMetadata> EventSource<Pod, P> injectedPods(
+      EventSourceContext<P> context,
+      SecondaryToPrimaryMapper<Pod> mapper,
+      OnUpdateFilter<Pod> relevant) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Pod.class, context.getPrimaryResourceClass())
+            .withName(INJECTED_PODS)
+            .withLabelSelector(Keys.INJECT + "=true")
+            .withSecondaryToPrimaryMapper(mapper)
+            .withOnUpdateFilter(relevant)
+            .build(),
+        context);
   }
 
   /** Settings, in the system namespace: every change wakes every primary. */

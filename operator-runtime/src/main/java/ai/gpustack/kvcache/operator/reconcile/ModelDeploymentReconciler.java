@@ -25,6 +25,7 @@ import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
@@ -56,6 +57,9 @@ public final class ModelDeploymentReconciler
   private static final Logger LOG = LoggerFactory.getLogger(ModelDeploymentReconciler.class);
   static final Duration PROGRESS_CHECK = Duration.ofSeconds(5);
 
+  /** The name of the source of the deployments' own Pods, apart from injected ones. */
+  private static final String REPLICAS = "replicas";
+
   private final PodRenderer renderer;
   private final Events events;
   private final Clock clock;
@@ -76,11 +80,34 @@ public final class ModelDeploymentReconciler
     InformerEventSource<Pod, ModelDeployment> pods =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
+                .withName(REPLICAS)
                 .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
                 .build(),
             context);
     return List.of(
         pods,
+        // Injected Pods share the domain's one-format rule; their arrival or departure can
+        // change which attachment is the domain's earliest.
+        Informers.injectedPods(
+            context,
+            p ->
+                Pods.annotation(p, Keys.BINDING)
+                    .map(
+                        b ->
+                            context
+                                .getPrimaryCache()
+                                .list(p.getMetadata().getNamespace())
+                                .filter(
+                                    md ->
+                                        md.getSpec() != null
+                                            && md.getSpec()
+                                                .kvCache()
+                                                .map(k -> k.poolRef().name().equals(b))
+                                                .orElse(false))
+                                .map(ResourceID::fromResource)
+                                .collect(Collectors.toSet()))
+                    .orElse(Set.of()),
+            (after, before) -> false),
         Informers.watch(
             KVCachePoolBinding.class,
             context,
@@ -279,7 +306,11 @@ public final class ModelDeploymentReconciler
 
   /** {@code md}'s replicas in the informer cache. */
   private static List<Pod> replicas(ModelDeployment md, Context<ModelDeployment> context) {
-    return context.getSecondaryResources(Pod.class).stream()
+    return context
+        .eventSourceRetriever()
+        .getEventSourceFor(Pod.class, REPLICAS)
+        .getSecondaryResources(md)
+        .stream()
         .filter(
             p -> md.getMetadata().getName().equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
         .filter(

@@ -15,6 +15,7 @@ import ai.gpustack.kvcache.attach.BindingRef;
 import ai.gpustack.kvcache.attach.ConfigVolume;
 import ai.gpustack.kvcache.attach.DtypeRuling;
 import ai.gpustack.kvcache.attach.Refusal;
+import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
@@ -83,6 +84,7 @@ public final class PodRenderer {
                     resolver.resolve(
                         new BindingRef(
                             md.getMetadata().getNamespace(), k.poolRef().name(), BINDING_FIELD),
+                        Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                         engine,
                         version,
                         settings,

@@ -28,7 +28,9 @@ class AttachmentCommandsTest {
     assertThat(render.exitCode()).isEqualTo(1);
     assertThat(render.out()).isEmpty();
     assertThat(render.err())
-        .contains("kvcache render: ModelDeployment team-a/upper: " + UNREADABLE)
+        .contains(
+            "kvcache render: ModelDeployment team-a/upper: DtypeAccepted=False (DtypeUnreadable): "
+                + UNREADABLE)
         .contains("The rollout is held");
 
     CliRun review = CliRun.of("review", "-f", file("cluster.yaml"), file("pod-upper.yaml"));
