@@ -23,7 +23,7 @@ public record DtypeRuling(Outcome outcome, String dtype, String message) {
     /** Accepted, but stored in another format than the domain's, under {@code Enforce}: refused. */
     FORMAT_DIFFERS(Refusal.FORMAT_DIFFERS, true),
     /** Accepted, but stored in another format than the domain's, under {@code Warn}: warned. */
-    FORMAT_UNVERIFIED(Refusal.FORMAT_DIFFERS, true),
+    FORMAT_UNVERIFIED("FormatUnverified", true),
     /** The stored dtype is not a dtype: refused. */
     UNREADABLE(Refusal.DTYPE_UNREADABLE, false);
 

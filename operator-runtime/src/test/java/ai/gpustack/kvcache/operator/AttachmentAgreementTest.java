@@ -62,6 +62,16 @@ class AttachmentAgreementTest {
     TERMINATING
   }
 
+  /**
+   * What attached to the domain before: vLLM 0.4.2, whose fp8 is FP8 E5M2 where later ones' is
+   * E4M3.
+   */
+  enum Earlier {
+    NONE,
+    DEPLOYMENT,
+    INJECTED_POD
+  }
+
   enum Endpoint {
     ON_BACKEND,
     ON_POOL,
@@ -81,7 +91,8 @@ class AttachmentAgreementTest {
       SpellingCheck check,
       String engine,
       Optional<String> version,
-      boolean ownFlag) {}
+      boolean ownFlag,
+      Earlier earlier) {}
 
   /** What one road ends with: refusal reasons, or what the engine reads off what it is given. */
   record Outcome(Set<String> refusals, Map<String, Optional<String>> reads, List<String> warnings) {
@@ -132,30 +143,37 @@ class AttachmentAgreementTest {
     for (BindingState binding : BindingState.values()) {
       // both accept; vLLM rejects; SGLang rejects; stored auto; unreadable
       for (String dtype : List.of("bfloat16", "bf16", "fp8", "auto", "BF16")) {
-        for (boolean pool : List.of(true, false)) {
-          for (boolean backend : List.of(true, false)) {
-            for (Endpoint endpoint : Endpoint.values()) {
-              for (boolean tenancy : List.of(true, false)) {
-                for (boolean owned : List.of(true, false)) {
-                  for (SpellingCheck check : SpellingCheck.values()) {
-                    for (String engine : List.of("vLLM", "SGLang", "TGI")) {
-                      for (Optional<String> version : versions(engine)) {
-                        for (boolean ownFlag : List.of(true, false)) {
-                          boolean noBinding = binding == BindingState.ABSENT;
-                          boolean noPool = noBinding || !pool;
-                          out.add(
-                              new State(
-                                  binding,
-                                  noBinding ? "bfloat16" : dtype,
-                                  !noBinding && pool,
-                                  !noPool && backend,
-                                  noPool ? Endpoint.NONE : endpoint,
-                                  !noPool && backend && tenancy,
-                                  owned,
-                                  check,
-                                  engine,
-                                  version,
-                                  ownFlag));
+        for (Earlier earlier : Earlier.values()) {
+          if (earlier != Earlier.NONE
+              && (binding != BindingState.PRESENT || !dtype.equals("fp8"))) {
+            continue;
+          }
+          for (boolean pool : List.of(true, false)) {
+            for (boolean backend : List.of(true, false)) {
+              for (Endpoint endpoint : Endpoint.values()) {
+                for (boolean tenancy : List.of(true, false)) {
+                  for (boolean owned : List.of(true, false)) {
+                    for (SpellingCheck check : SpellingCheck.values()) {
+                      for (String engine : List.of("vLLM", "SGLang", "TGI")) {
+                        for (Optional<String> version : versions(engine)) {
+                          for (boolean ownFlag : List.of(true, false)) {
+                            boolean noBinding = binding == BindingState.ABSENT;
+                            boolean noPool = noBinding || !pool;
+                            out.add(
+                                new State(
+                                    binding,
+                                    noBinding ? "bfloat16" : dtype,
+                                    !noBinding && pool,
+                                    !noPool && backend,
+                                    noPool ? Endpoint.NONE : endpoint,
+                                    !noPool && backend && tenancy,
+                                    owned,
+                                    check,
+                                    engine,
+                                    version,
+                                    ownFlag,
+                                    earlier));
+                          }
                         }
                       }
                     }
@@ -179,7 +197,8 @@ class AttachmentAgreementTest {
         s.endpoint(),
         s.multiTenancy(),
         s.owned(),
-        s.check());
+        s.check(),
+        s.earlier());
   }
 
   /** No version, the oldest table's first version, and one before every table. */
@@ -237,6 +256,32 @@ class AttachmentAgreementTest {
           """
               .formatted(NAMESPACE, deleting, s.dtype()));
     }
+    if (s.earlier() == Earlier.DEPLOYMENT) {
+      json.add(
+          """
+          {"apiVersion": "worker.gpustack.ai/v1", "kind": "ModelDeployment",
+           "metadata": {"name": "first", "namespace": "%s",
+                        "creationTimestamp": "2026-01-01T00:00:00Z"},
+           "spec": {"model": {"name": "org/model"}, "engine": {"name": "vLLM", "version": "0.4.2"},
+                    "kvCache": {"poolRef": {"name": "chat"}}, "roles": [{"name": "server"}]}}
+          """
+              .formatted(NAMESPACE));
+    }
+    if (s.earlier() == Earlier.INJECTED_POD) {
+      json.add(
+          """
+          {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "first", "namespace": "%s",
+                        "creationTimestamp": "2026-01-01T00:00:00Z",
+                        "labels": {"kvcache.gpustack.ai/inject": "true"},
+                        "annotations": {"kvcache.gpustack.ai/binding": "chat",
+                                        "kvcache.gpustack.ai/engine": "vLLM",
+                                        "kvcache.gpustack.ai/engine-version": "0.4.2",
+                                        "kvcache.gpustack.ai/injected": "{}"}},
+           "spec": {"containers": [{"name": "main", "image": "vllm"}]}}
+          """
+              .formatted(NAMESPACE));
+    }
     json.add(setting(Settings.KV_CACHE_DTYPE_OWNED.name(), String.valueOf(s.owned())));
     json.add(setting(Settings.KV_CACHE_DTYPE_SPELLING_CHECK.name(), s.check().name()));
     List<HasMetadata> objects = new ArrayList<>();
@@ -260,7 +305,11 @@ class AttachmentAgreementTest {
   private static Outcome operatorRoad(State s, Admission admission, MemoryClusterView cluster) {
     ObjectNode md = JSON.createObjectNode();
     md.put("apiVersion", "worker.gpustack.ai/v1").put("kind", "ModelDeployment");
-    md.putObject("metadata").put("name", "chat").put("namespace", NAMESPACE).put("uid", "u1");
+    md.putObject("metadata")
+        .put("name", "chat")
+        .put("namespace", NAMESPACE)
+        .put("uid", "u1")
+        .put("creationTimestamp", "2026-06-01T00:00:00Z");
     ObjectNode spec = md.putObject("spec");
     spec.putObject("model").put("name", "org/model");
     ObjectNode engine = spec.putObject("engine").put("name", s.engine());
@@ -286,7 +335,7 @@ class AttachmentAgreementTest {
     for (Condition c : rendering.conditions()) {
       boolean refusal =
           !c.isTrue()
-              && !c.reason().orElse("").equals("SpellingUnverified")
+              && !Set.of("SpellingUnverified", "FormatUnverified").contains(c.reason().orElse(""))
               && !c.type().equals(PodRenderer.DOMAIN_REGISTERED);
       if (refusal) {
         reasons.add(c.reason().orElseThrow());

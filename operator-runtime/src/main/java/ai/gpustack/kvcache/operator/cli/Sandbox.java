@@ -51,7 +51,9 @@ public final class Sandbox implements AutoCloseable {
           "02-bindings.yaml",
           "03-deployments.yaml",
           "04-refused.yaml",
-          "05-injected.yaml");
+          "05-injected.yaml",
+          "06-formats.yaml",
+          "07-format-refused.yaml");
   static final String NAMESPACE = "team-a";
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Duration WAIT = Duration.ofSeconds(90);

@@ -7,6 +7,7 @@ import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.KvFormat;
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.Settings;
@@ -43,6 +44,7 @@ import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * The upgrade guide's checks over an {@link Inventory}. Admission verdicts come from the same
@@ -184,6 +186,7 @@ public final class Preflight {
                 first.engine().isEmpty() ? "(none)" : first.engine(),
                 first.version().orElse(""),
                 false,
+                "-",
                 List.of(),
                 names));
         findings.add(
@@ -206,6 +209,7 @@ public final class Preflight {
               engine.get().displayName(),
               first.version().orElse(""),
               verdict.accepted(),
+              engine.get().kvFormat(dtype, first.version()).map(KvFormat::id).orElse("-"),
               List.copyOf(verdict.spellings()),
               names));
       common = common == null ? new TreeSet<>(verdict.spellings()) : common;
@@ -400,10 +404,13 @@ public final class Preflight {
                               + ": its replicas get no cache connector and no dtype"
                               + " (CacheAttached=False) until it is created",
                           "")));
-      afterFlip
-          .attachment()
-          .flatMap(Attachment::refusal)
+      Stream.of(upgrade, afterFlip)
+          .map(Rendering::attachment)
+          .flatMap(Optional::stream)
+          .map(Attachment::refusal)
+          .flatMap(Optional::stream)
           .filter(r -> r.reason().equals(Refusal.FORMAT_DIFFERS))
+          .findFirst()
           .ifPresent(
               r ->
                   findings.add(

@@ -32,7 +32,12 @@ public record Report(
    * users} the deployments and workloads running it.
    */
   public record EngineUse(
-      String engine, String version, boolean accepts, List<String> accepted, List<String> users) {}
+      String engine,
+      String version,
+      boolean accepts,
+      String format,
+      List<String> accepted,
+      List<String> users) {}
 
   /**
    * One ModelDeployment: its replicas, how many run now, and how many would be replaced when the

@@ -37,10 +37,10 @@ public final class ReportTable {
       out.println("  (none)");
     } else {
       List<List<String>> rows = new ArrayList<>();
-      rows.add(List.of("NAMESPACE", "NAME", "DTYPE", "ENGINE", "ACCEPTS", "USED BY"));
+      rows.add(List.of("NAMESPACE", "NAME", "DTYPE", "ENGINE", "ACCEPTS", "KV FORMAT", "USED BY"));
       for (BindingCheck b : report.bindings()) {
         if (b.engines().isEmpty()) {
-          rows.add(List.of(b.namespace(), b.name(), b.dtype(), "-", "-", "(unused)"));
+          rows.add(List.of(b.namespace(), b.name(), b.dtype(), "-", "-", "-", "(unused)"));
         }
         boolean first = true;
         for (EngineUse e : b.engines()) {
@@ -51,6 +51,7 @@ public final class ReportTable {
                   first ? b.dtype() : "",
                   e.engine() + (e.version().isEmpty() ? "" : " " + e.version()),
                   e.accepts() ? "yes" : "NO",
+                  e.format(),
                   String.join(", ", e.users())));
           first = false;
         }
@@ -61,6 +62,7 @@ public final class ReportTable {
                   "",
                   "",
                   "all accept:",
+                  "",
                   "",
                   b.acceptedByAll().isEmpty() ? "(nothing)" : String.join(" ", b.acceptedByAll())));
         }

@@ -90,4 +90,15 @@ class DomainFormatCommandsTest {
         .contains("spec.roles[0].extraArgs[0] passes --kv-cache-dtype-skip-layers")
         .contains("keeps the listed layers' KV cache at the model's dtype");
   }
+
+  @Test
+  void preflight_shows_each_engines_format_and_breaks_on_the_disagreeing_deployment()
+      throws Exception {
+    CliRun preflight = CliRun.of("preflight", "-f", file("cluster.yaml"));
+    assertThat(preflight.exitCode()).isEqualTo(1);
+    assertThat(preflight.out())
+        .containsPattern("vLLM 0\\.4\\.2 +yes +float8_e5m2 +ModelDeployment team-a/first")
+        .containsPattern("vLLM 0\\.6\\.0 +yes +float8_e4m3fn +ModelDeployment team-a/later")
+        .contains("BREAKS ModelDeployment team-a/later [format-differs]");
+  }
 }

@@ -23,6 +23,10 @@ class SandboxStoryIT {
         .contains("REFUSED  ModelDeployment team-a/legacy-vllm")
         .contains("declares dtype \"bf16\", which engine \"vLLM\"")
         .contains("REFUSED  ModelDeployment team-a/own-flag")
+        .contains("REFUSED  ModelDeployment team-a/fp8-vllm-0-6")
+        .contains(
+            "dtype \"fp8\" on vLLM 0.6.0 stores float8_e4m3fn while the domain stores float8_e5m2"
+                + " since ModelDeployment/fp8-vllm-0-4")
         .contains("\"--kv-cache-dtype\" is set by the operator while spec.kvCache names a pool")
         .contains(
             "REFUSED  Pod team-a/injected-own-flag-0 -> Deployment injected-own-flag reports FailedCreate")
