@@ -7,6 +7,7 @@ import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
 import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.DtypeReport;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
@@ -16,6 +17,9 @@ import ai.gpustack.kvcache.spi.FlagReading;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.ManagedRole;
 import ai.gpustack.kvcache.spi.ReadToken;
+import ai.gpustack.kvcache.spi.Versioned;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -423,6 +427,77 @@ public abstract class EngineContractTest {
               engine()
                   .renderCommand(
                       role(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(true)))));
+    }
+  }
+
+  @Nested
+  @DisplayName("its dtype reports read what the engine answers, and nothing else")
+  class Reports {
+    @Test
+    void every_report_names_its_path_and_source_and_the_ranges_ascend() {
+      List<DtypeReport> reports = engine().dtypeReports();
+      if (!reports.isEmpty()) {
+        Versioned.checkOrdered("dtype reports", reports);
+      }
+      for (DtypeReport report : reports) {
+        assertThat(report.path()).as("path of %s", report.versions()).startsWith("/");
+        assertThat(report.source()).as("source of %s", report.versions()).isNotBlank();
+      }
+    }
+
+    @Test
+    void every_shipped_fixture_reads_as_it_says() throws Exception {
+      for (DtypeReport report : engine().dtypeReports()) {
+        for (DtypeReport.ReportFixture fixture : report.fixtures()) {
+          assertThat(fixture.source()).as(fixture.resource()).isNotBlank();
+          String body;
+          try (InputStream in = engine().getClass().getResourceAsStream(fixture.resource())) {
+            assertThat(in)
+                .as("fixture %s next to %s", fixture.resource(), engine().getClass())
+                .isNotNull();
+            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          }
+          assertThat(report.read(body))
+              .as("%s %s", report.versions(), fixture.resource())
+              .isEqualTo(fixture.reports());
+        }
+      }
+    }
+
+    @Test
+    void a_sample_of_every_accepted_spelling_reads_back_as_it() {
+      for (DtypeReport report : engine().dtypeReports()) {
+        Optional<String> version = report.versions().from().map(Object::toString);
+        engine()
+            .dtypeSpellings()
+            .forVersion(version)
+            .entry()
+            .ifPresent(
+                spellings -> {
+                  for (String spelling : spellings.spellings()) {
+                    assertThat(report.read(report.sample(spelling)))
+                        .as("%s %s", report.versions(), spelling)
+                        .contains(spelling);
+                  }
+                });
+      }
+    }
+
+    @Test
+    void garbage_empty_and_huge_answers_read_as_not_reported() {
+      String huge = "x".repeat(4 << 20);
+      for (DtypeReport report : engine().dtypeReports()) {
+        for (String body :
+            List.of(
+                "",
+                "not the report {",
+                "<html><body>404 page not found</body></html>",
+                "{}",
+                "[1,2",
+                huge)) {
+          assertThat(report.read(body)).as("%s %.40s", report.versions(), body).isEmpty();
+        }
+      }
     }
   }
 

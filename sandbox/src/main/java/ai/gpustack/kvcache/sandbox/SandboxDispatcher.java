@@ -1,11 +1,16 @@
 package ai.gpustack.kvcache.sandbox;
 
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
@@ -44,6 +49,7 @@ final class SandboxDispatcher extends Dispatcher {
   private final OpenApi openApi;
   private final AdmissionChain chain;
   private final KubernetesSerialization serialization = KvCacheSerialization.create();
+  private final EngineEndpoints endpoints;
   private final Consumer<String> refusals;
   private volatile String serverAddress = "127.0.0.1";
   private volatile boolean admission = true;
@@ -61,6 +67,7 @@ final class SandboxDispatcher extends Dispatcher {
     this.catalog = catalog;
     this.openApi = new OpenApi(catalog);
     this.chain = new AdmissionChain(engines);
+    this.endpoints = new EngineEndpoints(engines, this::ownerOf);
     this.refusals = refusals;
   }
 
@@ -146,6 +153,9 @@ final class SandboxDispatcher extends Dispatcher {
     if (subresource.filter("scale"::equals).isPresent() && found.get().scalable()) {
       return scale(r);
     }
+    if (subresource.filter("proxy"::equals).isPresent() && found.get().kind().equals("Pod")) {
+      return proxy(r, path);
+    }
     if (subresource.isPresent() && !subresource.get().equals("status")) {
       return status(
           found.get().kind().equals("Pod") && CONTAINER_SUBRESOURCES.contains(subresource.get())
@@ -169,7 +179,52 @@ final class SandboxDispatcher extends Dispatcher {
 
   /** What a Pod's running containers would serve. */
   private static final Set<String> CONTAINER_SUBRESOURCES =
-      Set.of("log", "exec", "attach", "portforward", "proxy");
+      Set.of("log", "exec", "attach", "portforward");
+
+  /**
+   * {@code pods/NAME[:PORT]/proxy/PATH}: the replica's engine endpoint, answered by the stand-in
+   * engine (a GET of its dtype report), as the API server relays a container's answer.
+   */
+  private MockResponse proxy(Resource r, String path) {
+    String target = r.path().name().orElse("");
+    int colon = target.lastIndexOf(':');
+    String name = colon < 0 ? target : target.substring(0, colon);
+    int port;
+    try {
+      port = colon < 0 ? 80 : Integer.parseInt(target.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      return status(Statuses.badRequest("invalid port in " + quote(target)));
+    }
+    String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    int at = bare.indexOf("/proxy");
+    String tail = bare.substring(at + "/proxy".length());
+    String podPath =
+        "/api/v1/namespaces/" + r.path().namespace().orElse("default") + "/pods/" + name;
+    Optional<Pod> pod = current(podPath).map(p -> serialization.convertValue(p, Pod.class));
+    if (pod.isEmpty()) {
+      return status(Statuses.notFound("pods \"" + name + "\" not found"));
+    }
+    EngineEndpoints.Answer answer = endpoints.get(pod.get(), port, tail.isEmpty() ? "/" : tail);
+    return new MockResponse()
+        .setResponseCode(answer.code())
+        .setHeader("Content-Type", "text/plain; charset=utf-8")
+        .setBody(answer.body());
+  }
+
+  /** The deployment a managed replica belongs to, read from the store. */
+  private Optional<ModelDeployment> ownerOf(Pod pod) {
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    if (labels == null || labels.get(Keys.INSTANCE) == null) {
+      return Optional.empty();
+    }
+    return current(
+            "/apis/worker.gpustack.ai/v1/namespaces/"
+                + pod.getMetadata().getNamespace()
+                + "/modeldeployments/"
+                + labels.get(Keys.INSTANCE))
+        .map(n -> serialization.convertValue(n, ModelDeployment.class))
+        .filter(md -> md.getSpec() != null);
+  }
 
   /** {@code request} with a protobuf body read into JSON; any other as it is. */
   private static RecordedRequest asJson(RecordedRequest request) throws Protobuf.Unreadable {

@@ -139,6 +139,20 @@ public interface Engine {
     return verdict.build();
   }
 
+  /**
+   * Where the engine reports the KV-cache dtype it runs, per version range, oldest first; empty
+   * when it reports none, and every replica then reads as not reported.
+   */
+  default List<DtypeReport> dtypeReports() {
+    return List.of();
+  }
+
+  /** The report of {@code version}'s range; empty when the engine reports none there. */
+  default Optional<DtypeReport> dtypeReport(Optional<String> version) {
+    List<DtypeReport> reports = dtypeReports();
+    return reports.isEmpty() ? Optional.empty() : Versioned.select(reports, version).entry();
+  }
+
   /** Whether {@code launch} is one of this engine's entry points. */
   default boolean launchedBy(Launch launch) {
     return launchPrograms().contains(launch.program());

@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.spi.ArgGroup;
 import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
+import ai.gpustack.kvcache.spi.DtypeReport;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.FlagInventory;
@@ -270,6 +271,66 @@ public final class SglangEngine implements Engine {
         .addAllFlags(BASE_FLAGS)
         .addAllFlags(extra)
         .build();
+  }
+
+  private static final String SHAPE =
+      "shaped after http_server.py at the tag (asdict(server_args) merged with the scheduler info;"
+          + " values illustrative, not captured from a running server)";
+
+  private static final List<DtypeReport> REPORTS =
+      List.of(
+          new ServerInfoReport(
+              VersionRange.of("0.2.14", "0.3.6.post1"),
+              "/get_server_args",
+              false,
+              "GET /get_server_args: python/sglang/srt/server.py at v0.2.14 to v0.3.6",
+              List.of(
+                  fixture("get-server-args-v0.3.0.json", "auto", "v0.3.0, " + SHAPE),
+                  new DtypeReport.ReportFixture(
+                      "reports/unauthorized.json",
+                      Optional.empty(),
+                      "an error body, as any release answers without the server info"))),
+          new ServerInfoReport(
+              VersionRange.of("0.3.6.post1", "0.4.6.post4"),
+              "/get_server_info",
+              false,
+              "GET /get_server_info: python/sglang/srt/server.py and entrypoints/http_server.py"
+                  + " at v0.3.6.post1 to v0.4.6.post3 (flat body)",
+              List.of(
+                  fixture(
+                      "get-server-info-v0.4.1.post6.json", "fp8_e5m2", "v0.4.1.post6, " + SHAPE))),
+          new ServerInfoReport(
+              VersionRange.of("0.4.6.post4", "0.5.6"),
+              "/get_server_info",
+              true,
+              "GET /get_server_info: entrypoints/http_server.py at v0.4.6.post4 to v0.5.5 (with"
+                  + " internal_states)",
+              List.of()),
+          new ServerInfoReport(
+              VersionRange.of("0.5.6", null),
+              "/server_info",
+              true,
+              "GET /server_info (from v0.5.6; /get_server_info is kept as a deprecated alias):"
+                  + " entrypoints/http_server.py at v0.5.6 to v0.5.18; internal_states carries the"
+                  + " scheduler's resolved dtype in v0.5.9 to v0.5.17",
+              List.of(
+                  fixture("server-info-v0.5.18.json", "bf16", "v0.5.18, " + SHAPE),
+                  fixture(
+                      "server-info-v0.5.12-resolved.json",
+                      "fp8_e4m3",
+                      "v0.5.12 serving an FP8 checkpoint with auto, " + SHAPE),
+                  new DtypeReport.ReportFixture(
+                      "reports/unauthorized.json",
+                      Optional.empty(),
+                      "an error body, as the server answers with --api-key set and no token"))));
+
+  private static DtypeReport.ReportFixture fixture(String resource, String reports, String source) {
+    return new DtypeReport.ReportFixture("reports/" + resource, Optional.of(reports), source);
+  }
+
+  @Override
+  public List<DtypeReport> dtypeReports() {
+    return REPORTS;
   }
 
   @Override

@@ -9,6 +9,7 @@ import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.ClientConfigFile;
+import ai.gpustack.kvcache.spi.DtypeReport;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.FlagInventory;
@@ -345,6 +346,13 @@ public final class VllmEngine implements Engine {
 
   private static List<FlagSpec> concat(List<List<FlagSpec>> lists) {
     return lists.stream().flatMap(List::stream).toList();
+  }
+
+  private static final List<DtypeReport> REPORTS = List.of(new CacheConfigMetricReport());
+
+  @Override
+  public List<DtypeReport> dtypeReports() {
+    return REPORTS;
   }
 
   @Override

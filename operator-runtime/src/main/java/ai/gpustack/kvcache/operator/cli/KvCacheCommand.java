@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
       RenderCommand.class,
       RunCommand.class,
       SandboxCommand.class,
+      VerifyCommand.class,
       WebhookCommand.class
     })
 public final class KvCacheCommand implements Runnable {

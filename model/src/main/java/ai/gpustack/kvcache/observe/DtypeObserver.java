@@ -1,0 +1,216 @@
+package ai.gpustack.kvcache.observe;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.cluster.ClusterView;
+import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
+import ai.gpustack.kvcache.spi.DtypeReport;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.spi.FlagReader;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Reads one replica: the dtype its argv hands the engine, as the engine's parser reads it at its
+ * version (last occurrence, every spelling), and the dtype the engine reports on its own endpoint,
+ * through {@code fetcher}; then judges the report against the Binding by KV format, so a synonym
+ * ({@code bf16} for {@code bfloat16} on SGLang) matches. Thread-safe.
+ */
+public final class DtypeObserver {
+  private final EngineRegistry engines;
+  private final ReportFetcher fetcher;
+
+  public DtypeObserver(EngineRegistry engines, ReportFetcher fetcher) {
+    this.engines = engines;
+    this.fetcher = fetcher;
+  }
+
+  /** A replica the operator built for {@code md}. */
+  public Observation managed(ModelDeployment md, Pod pod, ClusterView cluster) {
+    String binding = md.getSpec().kvCache().map(k -> k.poolRef().name()).orElse("");
+    return observe(
+        pod,
+        "ModelDeployment/" + md.getMetadata().getName(),
+        md.getSpec().engine().name(),
+        md.getSpec().engine().version(),
+        binding,
+        cluster);
+  }
+
+  /** A Pod the webhook injected; its engine, version and Binding come from its annotations. */
+  public Observation injected(Pod pod, ClusterView cluster) {
+    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();
+    String owner =
+        owners == null || owners.isEmpty()
+            ? "Pod/" + pod.getMetadata().getName()
+            : owners.get(0).getKind() + "/" + owners.get(0).getName();
+    return observe(
+        pod,
+        owner,
+        Pods.annotation(pod, Keys.ENGINE).orElse(""),
+        Pods.annotation(pod, Keys.ENGINE_VERSION),
+        Pods.annotation(pod, Keys.BINDING).orElse(""),
+        cluster);
+  }
+
+  private Observation observe(
+      Pod pod,
+      String owner,
+      String engineName,
+      Optional<String> version,
+      String bindingName,
+      ClusterView cluster) {
+    String namespace = pod.getMetadata().getNamespace();
+    EffectiveSettings settings = cluster.settings();
+    String bindingDtype =
+        cluster
+            .binding(namespace, bindingName)
+            .filter(b -> b.getSpec() != null)
+            .map(b -> b.getSpec().domain().dtype())
+            .orElse("");
+    Optional<Engine> found = engines.find(engineName);
+    Result result =
+        new Result(
+            namespace,
+            pod,
+            owner,
+            engineName,
+            bindingName,
+            bindingDtype,
+            settings.kvCacheDtypeOwned());
+    if (found.isEmpty()) {
+      return result.notReported(
+          Optional.empty(), "engine " + quote(engineName) + " is not registered", true);
+    }
+    Engine engine = found.get();
+    List<String> argv = argv(pod);
+    FlagReader reader = engine.flagReader(version);
+    Optional<String> argvDtype = reader.lastValue(argv, engine.dtypeFlag());
+    String engineAt = engine.id() + version.map(v -> " " + v).orElse("");
+    result = result.withEngine(engineAt);
+    Optional<DtypeReport> report = engine.dtypeReport(version);
+    if (report.isEmpty()) {
+      return result.notReported(argvDtype, engineAt + " reports no KV-cache dtype", true);
+    }
+    int port =
+        reader
+            .lastValue(argv, engine.listenFlags().get(1))
+            .flatMap(DtypeObserver::port)
+            .orElse(engine.defaultPort());
+    String source = "GET :" + port + report.get().path();
+    Fetch fetch = fetcher.fetch(pod, port, report.get().path());
+    if (fetch.body().isEmpty()) {
+      return result.notReported(argvDtype, source + ": " + fetch.detail(), false);
+    }
+    Optional<String> observed = report.get().read(fetch.body().get());
+    if (observed.isEmpty()) {
+      return result.notReported(argvDtype, source + ": the answer carries no KV-cache dtype", true);
+    }
+    Verdict verdict =
+        !settings.kvCacheDtypeOwned()
+            ? Verdict.NOT_OWNED
+            : sameFormat(engine, version, observed.get(), bindingDtype)
+                ? Verdict.MATCHES
+                : Verdict.DIFFERS;
+    return result.observed(argvDtype, observed.get(), source, verdict);
+  }
+
+  /** Whether two spellings are one, or store one format on {@code engine} at {@code version}. */
+  private static boolean sameFormat(
+      Engine engine, Optional<String> version, String observed, String declared) {
+    if (observed.equals(declared)) {
+      return true;
+    }
+    Optional<?> a = engine.kvFormat(observed, version);
+    return a.isPresent() && a.equals(engine.kvFormat(declared, version));
+  }
+
+  /**
+   * The engine container's command and args: the one the injection annotation names, or the first.
+   */
+  public static List<String> argv(Pod pod) {
+    List<Container> containers =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
+    Optional<String> named = Pods.annotation(pod, Keys.CONTAINER);
+    Optional<Container> container =
+        named.isPresent()
+            ? containers.stream().filter(c -> Objects.equals(c.getName(), named.get())).findFirst()
+            : containers.stream().findFirst();
+    List<String> argv = new ArrayList<>();
+    container.ifPresent(
+        c -> {
+          if (c.getCommand() != null) {
+            argv.addAll(c.getCommand());
+          }
+          if (c.getArgs() != null) {
+            argv.addAll(c.getArgs());
+          }
+        });
+    return argv;
+  }
+
+  private static Optional<Integer> port(String value) {
+    try {
+      int port = Integer.parseInt(value.trim());
+      return port > 0 && port < 65536 ? Optional.of(port) : Optional.empty();
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The parts of an observation known before the engine is asked. */
+  private record Result(
+      String namespace,
+      Pod pod,
+      String owner,
+      String engine,
+      String binding,
+      String bindingDtype,
+      boolean owned) {
+    Result withEngine(String engineAt) {
+      return new Result(namespace, pod, owner, engineAt, binding, bindingDtype, owned);
+    }
+
+    Observation notReported(Optional<String> argvDtype, String why, boolean reached) {
+      return new Observation(
+          namespace,
+          pod.getMetadata().getName(),
+          owner,
+          engine,
+          binding,
+          bindingDtype,
+          argvDtype,
+          Optional.empty(),
+          why,
+          owned ? Verdict.NOT_REPORTED : Verdict.NOT_OWNED,
+          reached);
+    }
+
+    Observation observed(
+        Optional<String> argvDtype, String observed, String source, Verdict verdict) {
+      return new Observation(
+          namespace,
+          pod.getMetadata().getName(),
+          owner,
+          engine,
+          binding,
+          bindingDtype,
+          argvDtype,
+          Optional.of(observed),
+          source,
+          verdict,
+          true);
+    }
+  }
+}

@@ -1,0 +1,281 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.observe.DtypeObserver;
+import ai.gpustack.kvcache.observe.Observation;
+import ai.gpustack.kvcache.observe.PodProxyFetcher;
+import ai.gpustack.kvcache.observe.Verdict;
+import ai.gpustack.kvcache.operator.preflight.ReportTable;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
+import ai.gpustack.kvcache.resources.Setting;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kvcache verify}: what every attached replica's engine actually runs. */
+@Command(
+    name = "verify",
+    mixinStandardHelpOptions = true,
+    description = {
+      "For every replica of every pool-attached ModelDeployment and every injected Pod: the"
+          + " Binding's dtype, the dtype its argv hands the engine (the last occurrence the"
+          + " engine's parser reads), and the dtype the engine reports on its own endpoint, read"
+          + " through the API server's Pod proxy; compared by KV format.",
+      "Exit codes: 0 no replica differs; 1 a replica differs; 2 the cluster could not be read."
+    })
+final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+  static final int MAX_BYTES = 8 << 20;
+
+  @Option(
+      names = "--kubeconfig",
+      description = "Kubeconfig file; $KUBECONFIG, ~/.kube/config or in-cluster when absent.")
+  Path kubeconfig;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      description = "The namespace to verify; the context's namespace when absent.")
+  String namespace;
+
+  @Option(
+      names = {"-A", "--all-namespaces"},
+      description = "Verify every namespace.")
+  boolean all;
+
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "table",
+      description = "table (for people) or json (for scripts); default ${DEFAULT-VALUE}.")
+  String output;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (!output.equals("table") && !output.equals("json")) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "-o " + output + ": use table or json");
+    }
+    if (all && namespace != null) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "-n names one namespace and -A every one: pass one of them");
+    }
+    List<Observation> replicas;
+    try (KubernetesClient client = Clients.oneShot(kubeconfig)) {
+      replicas = verify(client);
+    } catch (KubernetesClientException e) {
+      err.println(
+          "kvcache verify: cannot read the cluster: "
+              + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+      return 2;
+    }
+    if (output.equals("json")) {
+      out.println(json(replicas));
+    } else {
+      table(replicas, ReportTable.colour("auto", System.getenv()), out);
+    }
+    out.flush();
+    return replicas.stream().anyMatch(o -> o.verdict() == Verdict.DIFFERS) ? 1 : 0;
+  }
+
+  private List<Observation> verify(KubernetesClient client) {
+    String ns = all ? null : namespace != null ? namespace : contextNamespace(client);
+    List<HasMetadata> objects = new ArrayList<>();
+    List<ModelDeployment> deployments =
+        ns == null
+            ? client.resources(ModelDeployment.class).inAnyNamespace().list().getItems()
+            : client.resources(ModelDeployment.class).inNamespace(ns).list().getItems();
+    List<Pod> pods =
+        ns == null
+            ? client.pods().inAnyNamespace().list().getItems()
+            : client.pods().inNamespace(ns).list().getItems();
+    objects.addAll(deployments);
+    objects.addAll(pods);
+    objects.addAll(
+        ns == null
+            ? client.resources(KVCachePoolBinding.class).inAnyNamespace().list().getItems()
+            : client.resources(KVCachePoolBinding.class).inNamespace(ns).list().getItems());
+    objects.addAll(
+        client.resources(Setting.class).inNamespace(Settings.NAMESPACE).list().getItems());
+    MemoryClusterView cluster = MemoryClusterView.of(objects);
+    DtypeObserver observer =
+        new DtypeObserver(EngineRegistry.load(), new PodProxyFetcher(client, TIMEOUT, MAX_BYTES));
+    List<Supplier<Observation>> reads = new ArrayList<>();
+    for (ModelDeployment md : deployments) {
+      if (md.getSpec() == null || md.getSpec().kvCache().isEmpty()) {
+        continue;
+      }
+      pods.stream()
+          .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+          .filter(p -> md.getMetadata().getNamespace().equals(p.getMetadata().getNamespace()))
+          .filter(p -> md.getMetadata().getName().equals(label(p, Keys.INSTANCE)))
+          .filter(p -> label(p, Keys.MANAGED_BY) != null)
+          .forEach(p -> reads.add(() -> observer.managed(md, p, cluster)));
+    }
+    pods.stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .filter(Pods::injectionRequested)
+        .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
+        .forEach(p -> reads.add(() -> observer.injected(p, cluster)));
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<CompletableFuture<Observation>> futures =
+          reads.stream().map(r -> CompletableFuture.supplyAsync(r, pool)).toList();
+      return futures.stream()
+          .map(CompletableFuture::join)
+          .sorted(
+              Comparator.comparing(Observation::namespace)
+                  .thenComparing(Observation::owner)
+                  .thenComparing(Observation::pod))
+          .toList();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static String label(Pod pod, String key) {
+    return pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(key);
+  }
+
+  private static String contextNamespace(KubernetesClient client) {
+    return Optional.ofNullable(client.getNamespace()).orElse("default");
+  }
+
+  static String json(List<Observation> replicas) {
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectNode root = mapper.createObjectNode();
+    ArrayNode list = root.putArray("replicas");
+    for (Observation o : replicas) {
+      ObjectNode r = list.addObject();
+      r.put("namespace", o.namespace())
+          .put("pod", o.pod())
+          .put("owner", o.owner())
+          .put("engine", o.engine())
+          .put("binding", o.binding())
+          .put("bindingDtype", o.bindingDtype())
+          .put("argvDtype", o.argvDtype().orElse(null))
+          .put("observedDtype", o.observedDtype().orElse(null))
+          .put("source", o.source())
+          .put("verdict", o.verdict().word());
+    }
+    try {
+      return mapper.writeValueAsString(root);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static void table(List<Observation> replicas, boolean colour, PrintWriter out) {
+    if (replicas.isEmpty()) {
+      out.println("No pool-attached replicas.");
+      return;
+    }
+    String owner = null;
+    List<List<String>> rows = new ArrayList<>();
+    for (Observation o : replicas) {
+      String group = o.namespace() + " " + o.owner();
+      if (!group.equals(owner)) {
+        if (!rows.isEmpty()) {
+          print(rows, out);
+          rows.clear();
+          out.println();
+        }
+        owner = group;
+        out.println(
+            o.owner()
+                + " in "
+                + o.namespace()
+                + " (Binding "
+                + o.binding()
+                + ", dtype "
+                + (o.bindingDtype().isEmpty() ? "?" : o.bindingDtype())
+                + ")");
+        rows.add(List.of("  POD", "ENGINE", "ARGV", "REPORTED", "VERDICT", "SOURCE"));
+      }
+      rows.add(
+          List.of(
+              "  " + o.pod(),
+              o.engine(),
+              o.argvDtype().orElse("-"),
+              o.observedDtype().orElse("-"),
+              paint(o.verdict(), colour),
+              o.source()));
+    }
+    print(rows, out);
+    long differs = replicas.stream().filter(o -> o.verdict() == Verdict.DIFFERS).count();
+    long matches = replicas.stream().filter(o -> o.verdict() == Verdict.MATCHES).count();
+    out.println();
+    out.println(
+        replicas.size()
+            + " replicas: "
+            + matches
+            + " match, "
+            + differs
+            + " differ, "
+            + (replicas.size() - matches - differs)
+            + " not reported or not owned.");
+  }
+
+  private static String paint(Verdict verdict, boolean colour) {
+    if (!colour) {
+      return verdict.word();
+    }
+    String code =
+        switch (verdict) {
+          case MATCHES -> "\u001b[32m";
+          case DIFFERS -> "\u001b[31m";
+          default -> "\u001b[33m";
+        };
+    return code + verdict.word() + "\u001b[0m";
+  }
+
+  private static void print(List<List<String>> rows, PrintWriter out) {
+    int columns = rows.get(0).size();
+    int[] width = new int[columns];
+    for (List<String> row : rows) {
+      for (int i = 0; i < columns - 1; i++) {
+        width[i] = Math.max(width[i], visible(row.get(i)));
+      }
+    }
+    for (List<String> row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < columns; i++) {
+        line.append(row.get(i));
+        if (i < columns - 1) {
+          line.append(" ".repeat(width[i] - visible(row.get(i)) + 2));
+        }
+      }
+      out.println(line.toString().stripTrailing());
+    }
+  }
+
+  private static int visible(String s) {
+    return s.replaceAll("\u001b\\[[0-9;]*m", "").length();
+  }
+}
