@@ -1,11 +1,14 @@
 package ai.gpustack.kvcache.operator;
 
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.observe.DtypeObserver;
+import ai.gpustack.kvcache.observe.PodProxyFetcher;
 import ai.gpustack.kvcache.operator.reconcile.BackendReconciler;
 import ai.gpustack.kvcache.operator.reconcile.BindingReconciler;
 import ai.gpustack.kvcache.operator.reconcile.Events;
 import ai.gpustack.kvcache.operator.reconcile.ModelDeploymentReconciler;
 import ai.gpustack.kvcache.operator.reconcile.PoolReconciler;
+import ai.gpustack.kvcache.operator.reconcile.ReplicaObservations;
 import ai.gpustack.kvcache.operator.reconcile.SettingReconciler;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
@@ -31,8 +34,15 @@ import java.util.Optional;
 public final class KvCacheOperator implements AutoCloseable {
   public static final String LEASE = "kvcache-operator";
 
+  /** Reading one replica's report: a short timeout, a cap on the answer, four at a time. */
+  static final Duration OBSERVE_TIMEOUT = Duration.ofSeconds(5);
+
+  static final int OBSERVE_MAX_BYTES = 8 << 20;
+  static final int OBSERVERS = 4;
+
   private final Operator operator;
   private final Optional<HealthServer> health;
+  private final Optional<ReplicaObservations> observations;
 
   /** How one operator process runs. */
   public record Options(
@@ -40,21 +50,30 @@ public final class KvCacheOperator implements AutoCloseable {
       Duration leaseDuration,
       Optional<InetSocketAddress> health,
       Map<String, String> environment,
-      Clock clock) {
-    /** Leader election as {@code identity}, health on {@code health}, the process environment. */
+      Clock clock,
+      boolean observeReplicas) {
+    /**
+     * Leader election as {@code identity}, health on {@code health}, the process environment, and
+     * what the replicas' engines report read.
+     */
     public static Options defaults(String identity, InetSocketAddress health) {
       return new Options(
           Optional.of(identity),
           Duration.ofSeconds(15),
           Optional.of(health),
           System.getenv(),
-          Clock.systemUTC());
+          Clock.systemUTC(),
+          true);
     }
   }
 
-  private KvCacheOperator(Operator operator, Optional<HealthServer> health) {
+  private KvCacheOperator(
+      Operator operator,
+      Optional<HealthServer> health,
+      Optional<ReplicaObservations> observations) {
     this.operator = operator;
     this.health = health;
+    this.observations = observations;
   }
 
   /** Starts reconciling; returns once the operator runs (or waits for its lease). */
@@ -78,9 +97,21 @@ public final class KvCacheOperator implements AutoCloseable {
                       id -> o.withLeaderElectionConfiguration(lease(id, options.leaseDuration())));
             });
     Events events = new Events(client);
+    Optional<ReplicaObservations> observations =
+        options.observeReplicas()
+            ? Optional.of(
+                new ReplicaObservations(
+                        new DtypeObserver(
+                            engines,
+                            new PodProxyFetcher(client, OBSERVE_TIMEOUT, OBSERVE_MAX_BYTES)),
+                        OBSERVERS,
+                        options.clock())
+                    .register(registry))
+            : Optional.empty();
     operator.register(
-        new ModelDeploymentReconciler(new PodRenderer(engines), events, options.clock()));
-    operator.register(new BindingReconciler(events, options.clock()));
+        new ModelDeploymentReconciler(
+            new PodRenderer(engines), events, options.clock(), observations));
+    operator.register(new BindingReconciler(events, options.clock(), observations));
     operator.register(new PoolReconciler(options.clock()));
     operator.register(new BackendReconciler());
     operator.register(new SettingReconciler());
@@ -102,7 +133,7 @@ public final class KvCacheOperator implements AutoCloseable {
                     throw new UncheckedIOException("cannot listen on " + address, e);
                   }
                 });
-    return new KvCacheOperator(operator, health);
+    return new KvCacheOperator(operator, health, observations);
   }
 
   private static LeaderElectionConfiguration lease(String identity, Duration duration) {
@@ -130,5 +161,6 @@ public final class KvCacheOperator implements AutoCloseable {
   public void close() {
     health.ifPresent(HealthServer::close);
     operator.stop();
+    observations.ifPresent(ReplicaObservations::close);
   }
 }

@@ -79,7 +79,8 @@ class DashboardIT {
                     Duration.ofSeconds(2),
                     Optional.empty(),
                     Map.of(),
-                    Clock.systemUTC()));
+                    Clock.systemUTC(),
+                    true));
         WebhookServer webhook =
             WebhookServer.start(
                 new InetSocketAddress("127.0.0.1", 0),

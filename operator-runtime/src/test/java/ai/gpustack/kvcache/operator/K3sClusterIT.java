@@ -93,7 +93,8 @@ class K3sClusterIT {
                   Duration.ofSeconds(15),
                   Optional.empty(),
                   Map.of(),
-                  Clock.systemUTC()))) {
+                  Clock.systemUTC(),
+                  true))) {
         TestObjects.apply(client, OperatorIT.md("v", "vLLM", "chat", 2, ""));
         TestObjects.await(
             "two replicas",

@@ -140,7 +140,8 @@ final class RunCommand implements Callable<Integer> {
                     Duration.ofSeconds(15),
                     Optional.of(Listen.parse(healthListen)),
                     System.getenv(),
-                    Clock.systemUTC()))) {
+                    Clock.systemUTC(),
+                    true))) {
       InformerClusterView view = null;
       WebhookServer webhook = null;
       if (!noWebhook) {

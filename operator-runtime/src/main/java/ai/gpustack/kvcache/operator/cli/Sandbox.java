@@ -91,7 +91,8 @@ public final class Sandbox implements AutoCloseable {
                 Duration.ofSeconds(15),
                 Optional.empty(),
                 Map.of(),
-                Clock.systemUTC()));
+                Clock.systemUTC(),
+                true));
     Events replicaSetEvents = new Events(client, "replicaset-controller");
     ReplicaSets replicaSets =
         new ReplicaSets(
@@ -179,8 +180,19 @@ public final class Sandbox implements AutoCloseable {
                           && md.getStatus()
                               .phase()
                               .map(p -> p.equals("Ready") || p.equals("Held"))
-                              .orElse(false));
+                              .orElse(false)
+                          && observed(md));
         });
+  }
+
+  /** Whether an attached deployment's replicas have all been read (or cannot be). */
+  private static boolean observed(ModelDeployment md) {
+    return md.getSpec().kvCache().isEmpty()
+        || md.getStatus().conditions().stream()
+            .anyMatch(
+                c ->
+                    c.type().equals("DtypeObserved")
+                        && c.message().filter(m -> m.startsWith("reading ")).isEmpty());
   }
 
   /** Sets the ownership Setting and waits for every attached deployment to roll. */

@@ -28,6 +28,10 @@ public final class Permissions {
         rule(WORKER, List.of("kvcachepools", "kvcachebackends"), "list", "watch"),
         rule(WORKER, List.of("kvcachepools/status", "kvcachebackends/status"), "patch"),
         rule("", List.of("pods"), "list", "watch", "create", "delete"),
+        // What a Ready replica's engine reports of its KV-cache dtype, read through the API
+        // server: no network path into the engines' namespaces is needed, and reading one path
+        // of a Pod the operator may already create and delete widens little.
+        rule("", List.of("pods/proxy"), "get"),
         rule("events.k8s.io", List.of("events"), "get", "create"));
   }
 

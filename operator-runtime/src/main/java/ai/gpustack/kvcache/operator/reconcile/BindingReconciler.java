@@ -52,10 +52,13 @@ public final class BindingReconciler
 
   private final Events events;
   private final Clock clock;
+  private final Optional<ReplicaObservations> observations;
 
-  public BindingReconciler(Events events, Clock clock) {
+  /** {@code observations} reads what injected Pods' engines report, when present. */
+  public BindingReconciler(Events events, Clock clock, Optional<ReplicaObservations> observations) {
     this.events = events;
     this.clock = clock;
+    this.observations = observations;
   }
 
   @Override
@@ -124,7 +127,59 @@ public final class BindingReconciler
     if (!next.equals(binding.getStatus())) {
       StatusWriter.write(context.getClient(), binding, binding.getStatus(), next, WORKLOADS_OWN);
     }
-    return UpdateControl.noUpdate();
+    boolean reading =
+        observations.map(o -> observeInjected(o, binding, context, view)).orElse(false);
+    return reading
+        ? UpdateControl.<KVCachePoolBinding>noUpdate()
+            .rescheduleAfter(ModelDeploymentReconciler.OBSERVE_CHECK)
+        : UpdateControl.noUpdate();
+  }
+
+  /**
+   * The injection audit's second half: what each Ready injected Pod's engine reports, a Warning
+   * Event on the Pod when it differs from the Binding. Returns whether a read is still under way.
+   */
+  private boolean observeInjected(
+      ReplicaObservations o,
+      KVCachePoolBinding binding,
+      Context<KVCachePoolBinding> context,
+      CacheView view) {
+    List<Pod> ready =
+        pods(binding, context).stream()
+            .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
+            .filter(Pods::ready)
+            .toList();
+    ReplicaObservations.Known known =
+        o.observe(
+            "KVCachePoolBinding/"
+                + binding.getMetadata().getNamespace()
+                + "/"
+                + binding.getMetadata().getName(),
+            ready,
+            view.settings().kvCacheDtypeOwned(),
+            p -> o.observer().injected(p, view));
+    for (Pod pod : ready) {
+      if (o.firstDiffers(pod)) {
+        known.observations().stream()
+            .filter(x -> x.pod().equals(pod.getMetadata().getName()))
+            .findFirst()
+            .ifPresent(
+                x ->
+                    events.warning(
+                        pod,
+                        "DtypeDiffers",
+                        "its engine reports "
+                            + quote(x.observedDtype().orElse(""))
+                            + " where KVCachePoolBinding "
+                            + quote(binding.getMetadata().getName())
+                            + " declares "
+                            + quote(x.bindingDtype())
+                            + " (read "
+                            + x.source()
+                            + ")"));
+      }
+    }
+    return known.pending();
   }
 
   /**

@@ -1,8 +1,10 @@
 package ai.gpustack.kvcache.operator.reconcile;
 
+import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.RoleStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.operator.render.Conditions;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
@@ -57,17 +59,27 @@ public final class ModelDeploymentReconciler
   private static final Logger LOG = LoggerFactory.getLogger(ModelDeploymentReconciler.class);
   static final Duration PROGRESS_CHECK = Duration.ofSeconds(5);
 
+  /** How soon a deployment looks again while its replicas' engines are being read. */
+  static final Duration OBSERVE_CHECK = Duration.ofSeconds(2);
+
   /** The name of the source of the deployments' own Pods, apart from injected ones. */
   private static final String REPLICAS = "replicas";
 
   private final PodRenderer renderer;
   private final Events events;
   private final Clock clock;
+  private final Optional<ReplicaObservations> observations;
 
-  public ModelDeploymentReconciler(PodRenderer renderer, Events events, Clock clock) {
+  /** {@code observations} reads what the replicas' engines report, when present. */
+  public ModelDeploymentReconciler(
+      PodRenderer renderer,
+      Events events,
+      Clock clock,
+      Optional<ReplicaObservations> observations) {
     this.renderer = renderer;
     this.events = events;
     this.clock = clock;
+    this.observations = observations;
   }
 
   static WorkloadRef claimOf(ModelDeployment md) {
@@ -226,6 +238,32 @@ public final class ModelDeploymentReconciler
         .flatMap(role -> existing.get(role).stream())
         .forEach(p -> delete(client, p));
 
+    List<Condition> conditions = new ArrayList<>(rendering.conditions());
+    boolean reading = false;
+    if (md.getSpec().kvCache().isPresent() && observations.isPresent()) {
+      List<Pod> ready =
+          existing.values().stream().flatMap(List::stream).filter(Pods::ready).toList();
+      ReplicaObservations.Known known =
+          observations
+              .get()
+              .observe(
+                  key(md), ready, view.settings().kvCacheDtypeOwned(), p -> observer(p, md, view));
+      for (Pod pod : ready) {
+        if (observations.get().firstDiffers(pod)) {
+          events.warning(
+              md,
+              "DtypeDiffers",
+              "replica "
+                  + pod.getMetadata().getName()
+                  + " runs another KV-cache dtype than its"
+                  + " Binding declares: see the DtypeObserved condition");
+        }
+      }
+      conditions.add(
+          DtypeObservedCondition.of(
+              known.observations(), ready.size(), view.settings().kvCacheDtypeOwned()));
+      reading = known.pending();
+    }
     String phase = rendering.isHeld() ? "Held" : progressing ? "Progressing" : "Ready";
     ModelDeploymentStatus next =
         status(md)
@@ -233,10 +271,12 @@ public final class ModelDeploymentReconciler
             .withPhase(phase)
             .withKvCache(rendering.kvCache().or(() -> status(md).kvCache()))
             .withRoles(roles)
-            .withConditions(
-                Conditions.merge(status(md).conditions(), rendering.conditions(), now()));
+            .withConditions(Conditions.merge(status(md).conditions(), conditions, now()));
     UpdateControl<ModelDeployment> control = patchIfChanged(context, md, next);
-    return progressing && !rendering.isHeld() ? control.rescheduleAfter(PROGRESS_CHECK) : control;
+    if (progressing && !rendering.isHeld()) {
+      return control.rescheduleAfter(PROGRESS_CHECK);
+    }
+    return reading ? control.rescheduleAfter(OBSERVE_CHECK) : control;
   }
 
   /** Creates, removes and replaces one role's Pods; returns whether anything is still moving. */
@@ -318,8 +358,17 @@ public final class ModelDeploymentReconciler
         .toList();
   }
 
+  private Observation observer(Pod pod, ModelDeployment md, CacheView view) {
+    return observations.orElseThrow().observer().managed(md, pod, view);
+  }
+
+  private static String key(ModelDeployment md) {
+    return "ModelDeployment/" + md.getMetadata().getNamespace() + "/" + md.getMetadata().getName();
+  }
+
   @Override
   public DeleteControl cleanup(ModelDeployment md, Context<ModelDeployment> context) {
+    observations.ifPresent(o -> o.observe(key(md), List.of(), true, p -> null));
     List<Pod> pods = replicas(md, context);
     if (!pods.isEmpty()) {
       pods.forEach(p -> delete(context.getClient(), p));

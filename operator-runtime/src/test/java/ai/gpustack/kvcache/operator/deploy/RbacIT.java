@@ -172,7 +172,8 @@ class RbacIT {
                     Duration.ofSeconds(2),
                     Optional.empty(),
                     Map.of(),
-                    Clock.systemUTC()));
+                    Clock.systemUTC(),
+                    true));
         try {
           await("the lease", operator::ready);
           TestObjects.apply(test, BASE);

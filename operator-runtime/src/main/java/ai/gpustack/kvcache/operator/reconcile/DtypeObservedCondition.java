@@ -1,0 +1,90 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.Condition;
+import ai.gpustack.kvcache.observe.Observation;
+import ai.gpustack.kvcache.observe.Verdict;
+import ai.gpustack.kvcache.operator.render.Conditions;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A deployment's {@code DtypeObserved}: what its Ready replicas' engines report against the
+ * Binding. {@code False}/{@code Differs} names each replica that differs; {@code True}/{@code
+ * Matches} once every Ready replica reports the Binding's dtype (or its format); else {@code
+ * Unknown} with {@code Unreachable}, {@code NotReported} or {@code NotOwned}.
+ */
+final class DtypeObservedCondition {
+  static final String TYPE = "DtypeObserved";
+
+  private DtypeObservedCondition() {}
+
+  static Condition of(List<Observation> known, int ready, boolean owned) {
+    if (!owned) {
+      return Conditions.unknown(
+          TYPE,
+          "NotOwned",
+          "model-deployment-kv-cache-dtype-owned is off: the Binding's dtype is not handed to the"
+              + " engines, so there is nothing to compare");
+    }
+    List<Observation> differs = known.stream().filter(o -> o.verdict() == Verdict.DIFFERS).toList();
+    if (!differs.isEmpty()) {
+      return Conditions.of(
+          TYPE,
+          false,
+          "Differs",
+          differs.stream().map(DtypeObservedCondition::differs).collect(Collectors.joining("; "))
+              + ": engines writing two dtypes into one domain read each other's blocks wrong;"
+              + " remove the replica's own dtype (a role's extraArgs, a --config file) or give it"
+              + " a Binding of its own");
+    }
+    if (ready == 0) {
+      return Conditions.unknown(TYPE, "NotReported", "no replica is Ready yet");
+    }
+    long matches = known.stream().filter(o -> o.verdict() == Verdict.MATCHES).count();
+    if (matches == ready) {
+      return Conditions.of(
+          TYPE,
+          true,
+          "Matches",
+          "every Ready replica ("
+              + ready
+              + ") reports "
+              + quote(known.get(0).observedDtype().orElse("")));
+    }
+    List<Observation> unreachable = known.stream().filter(o -> !o.reached()).toList();
+    if (!unreachable.isEmpty()) {
+      return Conditions.unknown(
+          TYPE,
+          "Unreachable",
+          unreachable.stream()
+                  .map(o -> "replica " + o.pod() + ": " + o.source())
+                  .collect(Collectors.joining("; "))
+              + "; read again with backoff");
+    }
+    List<Observation> silent =
+        known.stream().filter(o -> o.verdict() == Verdict.NOT_REPORTED).toList();
+    if (!silent.isEmpty()) {
+      return Conditions.unknown(TYPE, "NotReported", silent.get(0).source());
+    }
+    return Conditions.unknown(
+        TYPE,
+        "NotReported",
+        "reading " + (ready - known.size()) + " of " + ready + " Ready replicas' engines");
+  }
+
+  private static String differs(Observation o) {
+    return "replica "
+        + o.pod()
+        + " reports "
+        + quote(o.observedDtype().orElse(""))
+        + " where KVCachePoolBinding "
+        + quote(o.binding())
+        + " declares "
+        + quote(o.bindingDtype())
+        + o.argvDtype().map(a -> " (its argv passes " + quote(a) + ")").orElse("")
+        + ", read "
+        + o.source();
+  }
+}

@@ -1,0 +1,194 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import ai.gpustack.kvcache.observe.DtypeObserver;
+import ai.gpustack.kvcache.observe.Observation;
+import ai.gpustack.kvcache.observe.Verdict;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What each Ready replica's engine reports, read once per Pod UID off the reconcile threads: {@code
+ * concurrency} reads at a time, each bounded by the fetcher's timeout; an unreachable engine is
+ * read again with backoff (2 s doubling to 5 min) for as long as its Pod lives. A reconcile asks
+ * for what is known and reschedules itself while reads are pending, so no reconcile waits on an
+ * engine.
+ */
+public final class ReplicaObservations implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaObservations.class);
+  private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
+  private static final Duration LAST_RETRY = Duration.ofMinutes(5);
+
+  /** One Pod's reads: the latest result, whether a read is under way, when to try again. */
+  private static final class Entry {
+    final String owner;
+    volatile Observation result;
+    volatile boolean inFlight;
+    volatile boolean announced;
+    int failures;
+    Instant next = Instant.EPOCH;
+
+    Entry(String owner) {
+      this.owner = owner;
+    }
+  }
+
+  /** What is known of a set of replicas now, and whether a read is still under way. */
+  public record Known(List<Observation> observations, boolean pending) {}
+
+  private final DtypeObserver observer;
+  private final ExecutorService readers;
+  private final Clock clock;
+  private final Map<String, Entry> byUid = new ConcurrentHashMap<>();
+
+  /** Reads one replica. */
+  public DtypeObserver observer() {
+    return observer;
+  }
+
+  public ReplicaObservations(DtypeObserver observer, int concurrency, Clock clock) {
+    this.observer = observer;
+    this.clock = clock;
+    this.readers =
+        Executors.newFixedThreadPool(
+            concurrency,
+            r -> {
+              Thread t = new Thread(r, "kvcache-observer");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Publishes the replicas read, by verdict, as {@code kvcache_replicas_observed{verdict}}. */
+  public ReplicaObservations register(MeterRegistry registry) {
+    for (Verdict verdict : Verdict.values()) {
+      Gauge.builder("kvcache_replicas_observed", this, o -> o.count(verdict))
+          .description("Ready attached replicas by what their engine reports against the Binding")
+          .tag("verdict", verdict.word())
+          .register(registry);
+    }
+    return this;
+  }
+
+  private double count(Verdict verdict) {
+    return byUid.values().stream()
+        .map(e -> e.result)
+        .filter(o -> o != null && o.verdict() == verdict)
+        .count();
+  }
+
+  /**
+   * What is known of {@code owner}'s Ready replicas {@code pods}, starting a read for each not read
+   * yet or due again ({@code read} reads one Pod; a read made while the dtype was owned, or not, is
+   * made again once {@code owned} says otherwise), and forgetting {@code owner}'s Pods that are
+   * gone.
+   */
+  public Known observe(
+      String owner, Collection<Pod> pods, boolean owned, Function<Pod, Observation> read) {
+    Set<String> live = new java.util.HashSet<>();
+    pods.forEach(p -> live.add(p.getMetadata().getUid()));
+    byUid.entrySet().removeIf(e -> e.getValue().owner.equals(owner) && !live.contains(e.getKey()));
+    List<Observation> known = new ArrayList<>();
+    boolean pending = false;
+    Instant now = clock.instant();
+    for (Pod pod : pods) {
+      String uid = pod.getMetadata().getUid();
+      if (uid == null) {
+        continue;
+      }
+      Entry entry = byUid.computeIfAbsent(uid, u -> new Entry(owner));
+      Observation result = entry.result;
+      if (result != null && (result.verdict() == Verdict.NOT_OWNED) == owned) {
+        result = null;
+        entry.result = null;
+        entry.next = Instant.EPOCH;
+      }
+      if (result != null) {
+        known.add(result);
+      }
+      boolean due = result == null || (!result.reached() && !now.isBefore(entry.next));
+      if (entry.inFlight || (result == null && now.isBefore(entry.next))) {
+        pending = true;
+      } else if (due) {
+        pending = true;
+        submit(entry, pod, read);
+      } else if (!result.reached()) {
+        pending = true;
+      }
+    }
+    return new Known(known, pending);
+  }
+
+  /**
+   * Whether {@code pod}'s engine was read as differing and that was not announced yet; marks it.
+   */
+  public boolean firstDiffers(Pod pod) {
+    Entry entry = byUid.get(pod.getMetadata().getUid());
+    if (entry == null || entry.result == null || entry.result.verdict() != Verdict.DIFFERS) {
+      return false;
+    }
+    synchronized (entry) {
+      if (entry.announced) {
+        return false;
+      }
+      entry.announced = true;
+      return true;
+    }
+  }
+
+  private void submit(Entry entry, Pod pod, Function<Pod, Observation> read) {
+    entry.inFlight = true;
+    try {
+      readers.execute(
+          () -> {
+            try {
+              Observation o = read.apply(pod);
+              synchronized (entry) {
+                entry.result = o;
+                if (o.reached()) {
+                  entry.failures = 0;
+                } else {
+                  entry.failures++;
+                  entry.next = clock.instant().plus(backoff(entry.failures));
+                }
+              }
+            } catch (RuntimeException e) {
+              LOG.warn("reading the dtype of {} failed", pod.getMetadata().getName(), e);
+              synchronized (entry) {
+                entry.failures++;
+                entry.next = clock.instant().plus(backoff(entry.failures));
+              }
+            } finally {
+              entry.inFlight = false;
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      entry.inFlight = false;
+    }
+  }
+
+  static Duration backoff(int failures) {
+    Duration d = FIRST_RETRY.multipliedBy(1L << Math.min(failures - 1, 20));
+    return d.compareTo(LAST_RETRY) > 0 ? LAST_RETRY : d;
+  }
+
+  @Override
+  public void close() {
+    readers.shutdownNow();
+  }
+}
