@@ -212,6 +212,27 @@ public enum Message {
           + " admitted; the domain's engines may disagree.",
       "Remove the flag, pass it on every engine of the domain, or give this engine a Binding of"
           + " its own."),
+  DTYPE_OBSERVED_DIFFERS(
+      "%s: engines writing two dtypes into one domain read each other's blocks wrong; remove the"
+          + " replica's own dtype (a role's extraArgs, a --config file) or give it a Binding of its"
+          + " own",
+      "A Ready replica's engine reports another KV-cache dtype than its Binding declares"
+          + " (DtypeObserved=False, reason Differs; a Warning event DtypeDiffers; kvcache verify"
+          + " prints differs): a stored role passing its own --kv-cache-dtype after the rendered"
+          + " one, a --config file, a Pod that escaped the webhook, a Binding stored before the"
+          + " check, or an engine build whose defaults changed.",
+      "Run kvcache verify to see each replica's argv and report; remove the role's own flag"
+          + " (kubectl patch or edit: the webhook admits an edit that removes it), or move the"
+          + " workload to a Binding declaring what it runs."),
+  DTYPE_OBSERVED_UNREACHABLE(
+      "%s; read again with backoff",
+      "The operator could not read a Ready replica's engine endpoint through the API server's"
+          + " Pod proxy (DtypeObserved=Unknown, reason Unreachable): the engine is not listening"
+          + " on its port yet, the port is another than the argv says, the answer timed out (5 s)"
+          + " or was larger than 8 MiB, or RBAC lacks pods/proxy get.",
+      "Check the replica serves its metrics or server-info path (kubectl get --raw"
+          + " /api/v1/namespaces/NS/pods/NAME:PORT/proxy/PATH) and that the operator's role"
+          + " grants pods/proxy get. Nothing is held meanwhile."),
   POD_UNKNOWN_KEY(
       "%s is not a KV cache injection key; the keys are %s",
       "The Pod carries a kvcache.gpustack.ai/* key the webhook does not read (or one only the"

@@ -77,52 +77,16 @@ class OperatorBenchmark {
     System.out.printf(
         "fleet: %d deployments x %d replicas = %d Pods%n", DEPLOYMENTS, REPLICAS, pods);
     Path dir = Files.createTempDirectory("bench");
+    // The operator as it ships (reading every Ready replica's report), then without observation,
+    // each on a fresh cluster: the difference is what observing costs.
+    operatorRun("observing", List.of(), dir.resolve("observing"), pods);
+    operatorRun("--no-observe", List.of("--no-observe"), dir.resolve("no-observe"), pods);
     try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
         Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
       KubernetesClient client = server.client();
       seed(client);
-      SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
       Path kubeconfig = dir.resolve("kubeconfig");
       Files.writeString(kubeconfig, server.kubeconfig());
-
-      // The operator runs as it ships, in a JVM of its own, so its heap is its own.
-      int port = freePort();
-      long started = System.nanoTime();
-      Process operator =
-          java(
-              dir.resolve("operator.log"),
-              "-jar",
-              Path.of("target", "kvcache.jar").toString(),
-              "run",
-              "--no-webhook",
-              "--kubeconfig",
-              kubeconfig.toString(),
-              "--health-listen",
-              "127.0.0.1:" + port,
-              "--identity",
-              "bench");
-      try {
-        Duration render = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
-        double reconciles = reconciles(port);
-        report("start -> all Pods rendered and Ready", render, reconciles);
-
-        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
-        Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
-        report("Setting off -> fleet rolled", off, reconciles(port) - reconciles);
-        reconciles = reconciles(port);
-
-        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
-        Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
-        report("Setting on -> fleet rolled", on, reconciles(port) - reconciles);
-        System.out.printf(
-            "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n",
-            heapAfterGc(operator, port) / 1048576.0);
-        System.out.printf("total %.1f s%n", (System.nanoTime() - started) / 1e9);
-      } finally {
-        operator.destroy();
-        operator.waitFor(30, TimeUnit.SECONDS);
-      }
-
       // The floor on the same cluster state, also in a JVM of its own.
       int floorPort = freePort();
       long floorStart = System.nanoTime();
@@ -157,6 +121,61 @@ class OperatorBenchmark {
       } finally {
         floor.destroy();
         floor.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** {@code kvcache run} with {@code extra} args on a fresh seeded cluster, its three phases. */
+  @SuppressWarnings("try") // the kubelet only has to run meanwhile
+  private static void operatorRun(String label, List<String> extra, Path dir, int pods)
+      throws Exception {
+    Files.createDirectories(dir);
+    System.out.printf("%n-- kvcache run, %s%n", label);
+    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
+        Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
+      KubernetesClient client = server.client();
+      seed(client);
+      SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
+      Path kubeconfig = dir.resolve("kubeconfig");
+      Files.writeString(kubeconfig, server.kubeconfig());
+      // The operator runs as it ships, in a JVM of its own, so its heap is its own.
+      int port = freePort();
+      long started = System.nanoTime();
+      List<String> args =
+          new java.util.ArrayList<>(
+              List.of(
+                  "-jar",
+                  Path.of("target", "kvcache.jar").toString(),
+                  "run",
+                  "--no-webhook",
+                  "--kubeconfig",
+                  kubeconfig.toString(),
+                  "--health-listen",
+                  "127.0.0.1:" + port,
+                  "--identity",
+                  "bench"));
+      args.addAll(extra);
+      Process operator = java(dir.resolve("operator.log"), args.toArray(String[]::new));
+      try {
+        Duration render = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+        double reconciles = reconciles(port);
+        report("start -> all Pods rendered and Ready", render, reconciles);
+
+        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
+        Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
+        report("Setting off -> fleet rolled", off, reconciles(port) - reconciles);
+        reconciles = reconciles(port);
+
+        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
+        Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+        report("Setting on -> fleet rolled", on, reconciles(port) - reconciles);
+        System.out.printf(
+            "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n",
+            heapAfterGc(operator, port) / 1048576.0);
+        System.out.printf("total %.1f s%n", (System.nanoTime() - started) / 1e9);
+      } finally {
+        operator.destroy();
+        operator.waitFor(30, TimeUnit.SECONDS);
       }
       watched.close();
     }

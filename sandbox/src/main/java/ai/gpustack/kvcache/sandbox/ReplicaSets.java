@@ -86,8 +86,7 @@ public final class ReplicaSets implements AutoCloseable {
 
                   @Override
                   public void onDelete(Deployment d, boolean unknown) {
-                    refusals.remove(d.getMetadata().getUid());
-                    owned(d).forEach(p -> delete(p));
+                    removed(d);
                   }
                 });
     this.pods =
@@ -123,7 +122,7 @@ public final class ReplicaSets implements AutoCloseable {
    * Returns every replica it should have, with the refusal of each that admission refused.
    */
   public synchronized List<Replica> sync(Deployment deployment) {
-    if (deployment.getMetadata().getDeletionTimestamp() != null) {
+    if (deployment.getMetadata().getDeletionTimestamp() != null || gone(deployment)) {
       return List.of();
     }
     int replicas = replicas(deployment);
@@ -157,6 +156,30 @@ public final class ReplicaSets implements AutoCloseable {
   }
 
   /** Syncs in the background: a failed read or write is retried by the next event or round. */
+  /**
+   * Deletes a deleted Deployment's Pods. Under the same lock as {@link #sync}, and listed from the
+   * API server, so a sync that raced the deletion cannot leave a Pod behind.
+   */
+  private synchronized void removed(Deployment deployment) {
+    refusals.remove(deployment.getMetadata().getUid());
+    owned(deployment).forEach(this::delete);
+  }
+
+  /** Whether the informer has seen {@code deployment} deleted (a retry may hold a stale copy). */
+  private boolean gone(Deployment deployment) {
+    if (deployments == null) {
+      return false; // an event delivered while the constructor still runs
+    }
+    Deployment seen =
+        deployments
+            .getStore()
+            .getByKey(
+                deployment.getMetadata().getNamespace() + "/" + deployment.getMetadata().getName());
+    return deployments.hasSynced()
+        && (seen == null
+            || !Objects.equals(seen.getMetadata().getUid(), deployment.getMetadata().getUid()));
+  }
+
   private void resync(Deployment deployment) {
     try {
       sync(deployment);

@@ -47,6 +47,13 @@ final class RunCommand implements Callable<Integer> {
   boolean noWebhook;
 
   @Option(
+      names = "--no-observe",
+      description =
+          "Do not read what the replicas' engines report of their KV-cache dtype (no"
+              + " DtypeObserved condition, no pods/proxy reads).")
+  boolean noObserve;
+
+  @Option(
       names = "--tls-cert",
       description = "The webhook's PEM certificate (required unless --no-webhook).")
   Path cert;
@@ -141,7 +148,7 @@ final class RunCommand implements Callable<Integer> {
                     Optional.of(Listen.parse(healthListen)),
                     System.getenv(),
                     Clock.systemUTC(),
-                    true))) {
+                    !noObserve))) {
       InformerClusterView view = null;
       WebhookServer webhook = null;
       if (!noWebhook) {

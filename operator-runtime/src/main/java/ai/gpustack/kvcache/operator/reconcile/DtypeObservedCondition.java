@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.operator.reconcile;
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.api.Condition;
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.observe.Verdict;
 import ai.gpustack.kvcache.operator.render.Conditions;
@@ -34,10 +35,10 @@ final class DtypeObservedCondition {
           TYPE,
           false,
           "Differs",
-          differs.stream().map(DtypeObservedCondition::differs).collect(Collectors.joining("; "))
-              + ": engines writing two dtypes into one domain read each other's blocks wrong;"
-              + " remove the replica's own dtype (a role's extraArgs, a --config file) or give it"
-              + " a Binding of its own");
+          Message.DTYPE_OBSERVED_DIFFERS.detail(
+              differs.stream()
+                  .map(DtypeObservedCondition::differs)
+                  .collect(Collectors.joining("; "))));
     }
     if (ready == 0) {
       return Conditions.unknown(TYPE, "NotReported", "no replica is Ready yet");
@@ -58,10 +59,10 @@ final class DtypeObservedCondition {
       return Conditions.unknown(
           TYPE,
           "Unreachable",
-          unreachable.stream()
+          Message.DTYPE_OBSERVED_UNREACHABLE.detail(
+              unreachable.stream()
                   .map(o -> "replica " + o.pod() + ": " + o.source())
-                  .collect(Collectors.joining("; "))
-              + "; read again with backoff");
+                  .collect(Collectors.joining("; "))));
     }
     List<Observation> silent =
         known.stream().filter(o -> o.verdict() == Verdict.NOT_REPORTED).toList();

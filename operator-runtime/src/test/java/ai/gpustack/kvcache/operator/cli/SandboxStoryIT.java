@@ -40,6 +40,10 @@ class SandboxStoryIT {
         .contains("Setting model-deployment-kv-cache-dtype-owned to \"false\"")
         .contains("created  ModelDeployment team-a/own-flag")
         .contains("DtypeAccepted=False SpellingRejectedByEngine")
+        .contains("DtypeObserved=True Matches: every Ready replica (2) reports \"bfloat16\"")
+        .contains(
+            "DtypeObserved=False Differs: replica own-flag-server-0 reports \"fp8\" where"
+                + " KVCachePoolBinding \"chat\" declares \"bfloat16\" (its argv passes \"fp8\")")
         .containsPattern(
             "own-flag-server-0  .*\\[--kv-cache-dtype bfloat16\\] \\[--kv-cache-dtype fp8\\]")
         .endsWith("sandbox: done\n");
