@@ -2,7 +2,6 @@ package ai.gpustack.kvcache.observe;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
-import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
@@ -23,7 +22,8 @@ import java.util.Optional;
  * Reads one replica: the dtype its argv hands the engine, as the engine's parser reads it at its
  * version (last occurrence, every spelling), and the dtype the engine reports on its own endpoint,
  * through {@code fetcher}; then judges the report against the Binding by KV format, so a synonym
- * ({@code bf16} for {@code bfloat16} on SGLang) matches. Thread-safe.
+ * ({@code bf16} for {@code bfloat16} on SGLang) matches. The Setting is not applied here (see
+ * {@link Observation#unowned()}), so what was read stays true when it flips. Thread-safe.
  */
 public final class DtypeObserver {
   private final EngineRegistry engines;
@@ -70,7 +70,6 @@ public final class DtypeObserver {
       String bindingName,
       ClusterView cluster) {
     String namespace = pod.getMetadata().getNamespace();
-    EffectiveSettings settings = cluster.settings();
     String bindingDtype =
         cluster
             .binding(namespace, bindingName)
@@ -78,15 +77,7 @@ public final class DtypeObserver {
             .map(b -> b.getSpec().domain().dtype())
             .orElse("");
     Optional<Engine> found = engines.find(engineName);
-    Result result =
-        new Result(
-            namespace,
-            pod,
-            owner,
-            engineName,
-            bindingName,
-            bindingDtype,
-            settings.kvCacheDtypeOwned());
+    Result result = new Result(namespace, pod, owner, engineName, bindingName, bindingDtype);
     if (found.isEmpty()) {
       return result.notReported(
           Optional.empty(), "engine " + quote(engineName) + " is not registered", true);
@@ -116,11 +107,9 @@ public final class DtypeObserver {
       return result.notReported(argvDtype, source + ": the answer carries no KV-cache dtype", true);
     }
     Verdict verdict =
-        !settings.kvCacheDtypeOwned()
-            ? Verdict.NOT_OWNED
-            : sameFormat(engine, version, observed.get(), bindingDtype)
-                ? Verdict.MATCHES
-                : Verdict.DIFFERS;
+        sameFormat(engine, version, observed.get(), bindingDtype)
+            ? Verdict.MATCHES
+            : Verdict.DIFFERS;
     return result.observed(argvDtype, observed.get(), source, verdict);
   }
 
@@ -171,15 +160,9 @@ public final class DtypeObserver {
 
   /** The parts of an observation known before the engine is asked. */
   private record Result(
-      String namespace,
-      Pod pod,
-      String owner,
-      String engine,
-      String binding,
-      String bindingDtype,
-      boolean owned) {
+      String namespace, Pod pod, String owner, String engine, String binding, String bindingDtype) {
     Result withEngine(String engineAt) {
-      return new Result(namespace, pod, owner, engineAt, binding, bindingDtype, owned);
+      return new Result(namespace, pod, owner, engineAt, binding, bindingDtype);
     }
 
     Observation notReported(Optional<String> argvDtype, String why, boolean reached) {
@@ -193,7 +176,7 @@ public final class DtypeObserver {
           argvDtype,
           Optional.empty(),
           why,
-          owned ? Verdict.NOT_REPORTED : Verdict.NOT_OWNED,
+          Verdict.NOT_REPORTED,
           reached);
     }
 

@@ -155,11 +155,12 @@ class DtypeObserverTest {
   }
 
   @Test
-  void with_the_setting_off_nothing_is_judged() throws Exception {
+  void what_was_read_does_not_depend_on_the_setting_which_callers_apply() throws Exception {
     Observation o =
         new DtypeObserver(ENGINES, answering("vLLM", "fp8"))
             .managed(md("vLLM", "0.29.0"), pod("vllm"), cluster("bfloat16", "false"));
-    assertThat(o.verdict()).isEqualTo(Verdict.NOT_OWNED);
-    assertThat(o.observedDtype()).contains("fp8");
+    assertThat(o.verdict()).isEqualTo(Verdict.DIFFERS);
+    assertThat(o.unowned().verdict()).isEqualTo(Verdict.NOT_OWNED);
+    assertThat(o.unowned().observedDtype()).contains("fp8");
   }
 }

@@ -71,7 +71,6 @@ class OperatorBenchmark {
   }
 
   @Test
-  @SuppressWarnings("try") // the kubelet only has to run meanwhile
   void fleet() throws Exception {
     int pods = DEPLOYMENTS * REPLICAS;
     System.out.printf(
@@ -79,56 +78,17 @@ class OperatorBenchmark {
     Path dir = Files.createTempDirectory("bench");
     // The operator as it ships (reading every Ready replica's report), then without observation,
     // each on a fresh cluster: the difference is what observing costs.
-    operatorRun("observing", List.of(), dir.resolve("observing"), pods);
-    operatorRun("--no-observe", List.of("--no-observe"), dir.resolve("no-observe"), pods);
-    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
-        Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
-      KubernetesClient client = server.client();
-      seed(client);
-      Path kubeconfig = dir.resolve("kubeconfig");
-      Files.writeString(kubeconfig, server.kubeconfig());
-      // The floor on the same cluster state, also in a JVM of its own.
-      int floorPort = freePort();
-      long floorStart = System.nanoTime();
-      Process floor =
-          java(
-              dir.resolve("floor.log"),
-              "-cp",
-              System.getProperty("java.class.path"),
-              FloorMain.class.getName(),
-              kubeconfig.toString(),
-              String.valueOf(floorPort));
-      try {
-        SharedIndexInformer<ModelDeployment> deployments =
-            client.resources(ModelDeployment.class).inNamespace("bench").inform();
-        TestObjects.await(
-            "every status patched",
-            PATIENCE,
-            () ->
-                deployments.getStore().list().stream()
-                        .filter(md -> md.getStatus() != null)
-                        .filter(
-                            md -> md.getStatus().phase().equals(Optional.of(FloorReconciler.PHASE)))
-                        .count()
-                    == DEPLOYMENTS);
-        report(
-            "floor: start -> every status patched",
-            Duration.ofNanos(System.nanoTime() - floorStart),
-            reconciles(floorPort));
-        System.out.printf(
-            "floor heap after a full GC: %.1f MiB%n", heapAfterGc(floor, floorPort) / 1048576.0);
-        deployments.close();
-      } finally {
-        floor.destroy();
-        floor.waitFor(30, TimeUnit.SECONDS);
-      }
-    }
+    operatorRun("observing", List.of(), dir.resolve("observing"), pods, false);
+    operatorRun("--no-observe", List.of("--no-observe"), dir.resolve("no-observe"), pods, true);
   }
 
-  /** {@code kvcache run} with {@code extra} args on a fresh seeded cluster, its three phases. */
+  /**
+   * {@code kvcache run} with {@code extra} args on a fresh seeded cluster, its three phases; then,
+   * when {@code thenFloor}, the floor on the cluster state it left.
+   */
   @SuppressWarnings("try") // the kubelet only has to run meanwhile
-  private static void operatorRun(String label, List<String> extra, Path dir, int pods)
-      throws Exception {
+  private static void operatorRun(
+      String label, List<String> extra, Path dir, int pods, boolean thenFloor) throws Exception {
     Files.createDirectories(dir);
     System.out.printf("%n-- kvcache run, %s%n", label);
     try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
@@ -178,6 +138,47 @@ class OperatorBenchmark {
         operator.waitFor(30, TimeUnit.SECONDS);
       }
       watched.close();
+      if (thenFloor) {
+        floor(client, kubeconfig, dir);
+      }
+    }
+  }
+
+  /** The floor on the cluster state the operator left, in a JVM of its own. */
+  private static void floor(KubernetesClient client, Path kubeconfig, Path dir) throws Exception {
+    int floorPort = freePort();
+    long floorStart = System.nanoTime();
+    Process floor =
+        java(
+            dir.resolve("floor.log"),
+            "-cp",
+            System.getProperty("java.class.path"),
+            FloorMain.class.getName(),
+            kubeconfig.toString(),
+            String.valueOf(floorPort));
+    try {
+      SharedIndexInformer<ModelDeployment> deployments =
+          client.resources(ModelDeployment.class).inNamespace("bench").inform();
+      TestObjects.await(
+          "every status patched",
+          PATIENCE,
+          () ->
+              deployments.getStore().list().stream()
+                      .filter(md -> md.getStatus() != null)
+                      .filter(
+                          md -> md.getStatus().phase().equals(Optional.of(FloorReconciler.PHASE)))
+                      .count()
+                  == DEPLOYMENTS);
+      report(
+          "floor: start -> every status patched",
+          Duration.ofNanos(System.nanoTime() - floorStart),
+          reconciles(floorPort));
+      System.out.printf(
+          "floor heap after a full GC: %.1f MiB%n", heapAfterGc(floor, floorPort) / 1048576.0);
+      deployments.close();
+    } finally {
+      floor.destroy();
+      floor.waitFor(30, TimeUnit.SECONDS);
     }
   }
 

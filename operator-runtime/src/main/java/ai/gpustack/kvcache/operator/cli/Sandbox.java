@@ -192,7 +192,7 @@ public final class Sandbox implements AutoCloseable {
             .anyMatch(
                 c ->
                     c.type().equals("DtypeObserved")
-                        && c.message().filter(m -> m.startsWith("reading ")).isEmpty());
+                        && c.message().filter(m -> m.startsWith("reading the ")).isEmpty());
   }
 
   /** Sets the ownership Setting and waits for every attached deployment to roll. */

@@ -147,8 +147,10 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
     try {
       List<CompletableFuture<Observation>> futures =
           reads.stream().map(r -> CompletableFuture.supplyAsync(r, pool)).toList();
+      boolean owned = cluster.settings().kvCacheDtypeOwned();
       return futures.stream()
           .map(CompletableFuture::join)
+          .map(o -> owned ? o : o.unowned())
           .sorted(
               Comparator.comparing(Observation::namespace)
                   .thenComparing(Observation::owner)

@@ -127,19 +127,18 @@ public final class BindingReconciler
     if (!next.equals(binding.getStatus())) {
       StatusWriter.write(context.getClient(), binding, binding.getStatus(), next, WORKLOADS_OWN);
     }
-    boolean reading =
-        observations.map(o -> observeInjected(o, binding, context, view)).orElse(false);
-    return reading
-        ? UpdateControl.<KVCachePoolBinding>noUpdate()
-            .rescheduleAfter(ModelDeploymentReconciler.OBSERVE_CHECK)
-        : UpdateControl.noUpdate();
+    Optional<Duration> reading =
+        observations.flatMap(o -> observeInjected(o, binding, context, view));
+    UpdateControl<KVCachePoolBinding> control = UpdateControl.noUpdate();
+    return reading.map(control::rescheduleAfter).orElse(control);
   }
 
   /**
    * The injection audit's second half: what each Ready injected Pod's engine reports, a Warning
-   * Event on the Pod when it differs from the Binding. Returns whether a read is still under way.
+   * Event on the Pod when it differs from the Binding. Returns when to look again, if a read is
+   * under way or due.
    */
-  private boolean observeInjected(
+  private Optional<Duration> observeInjected(
       ReplicaObservations o,
       KVCachePoolBinding binding,
       Context<KVCachePoolBinding> context,
@@ -179,7 +178,7 @@ public final class BindingReconciler
                             + ")"));
       }
     }
-    return known.pending();
+    return known.recheck();
   }
 
   /**

@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.observe.Verdict;
 import ai.gpustack.kvcache.operator.render.Conditions;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -20,6 +21,23 @@ final class DtypeObservedCondition {
   static final String TYPE = "DtypeObserved";
 
   private DtypeObservedCondition() {}
+
+  /**
+   * The condition for {@code ready} Ready replicas of which {@code known} were read. While reads
+   * are under way and nothing read differs, a {@code Matches} already reported stands (a roll
+   * brings new replicas one by one; flapping to Unknown and back would write the status twice per
+   * replica for nothing).
+   */
+  static Condition of(
+      ReplicaObservations.Known reads, int ready, boolean owned, Optional<Condition> current) {
+    Condition next = of(reads.observations(), ready, owned);
+    boolean stands =
+        reads.pending()
+            && !next.reason().equals(Optional.of("Differs"))
+            && owned
+            && current.filter(c -> c.reason().equals(Optional.of("Matches"))).isPresent();
+    return stands ? current.get() : next;
+  }
 
   static Condition of(List<Observation> known, int ready, boolean owned) {
     if (!owned) {
@@ -69,10 +87,7 @@ final class DtypeObservedCondition {
     if (!silent.isEmpty()) {
       return Conditions.unknown(TYPE, "NotReported", silent.get(0).source());
     }
-    return Conditions.unknown(
-        TYPE,
-        "NotReported",
-        "reading " + (ready - known.size()) + " of " + ready + " Ready replicas' engines");
+    return Conditions.unknown(TYPE, "NotReported", "reading the Ready replicas' engines");
   }
 
   private static String differs(Observation o) {

@@ -59,9 +59,6 @@ public final class ModelDeploymentReconciler
   private static final Logger LOG = LoggerFactory.getLogger(ModelDeploymentReconciler.class);
   static final Duration PROGRESS_CHECK = Duration.ofSeconds(5);
 
-  /** How soon a deployment looks again while its replicas' engines are being read. */
-  static final Duration OBSERVE_CHECK = Duration.ofSeconds(2);
-
   /** The name of the source of the deployments' own Pods, apart from injected ones. */
   private static final String REPLICAS = "replicas";
 
@@ -239,7 +236,7 @@ public final class ModelDeploymentReconciler
         .forEach(p -> delete(client, p));
 
     List<Condition> conditions = new ArrayList<>(rendering.conditions());
-    boolean reading = false;
+    Optional<Duration> reading = Optional.empty();
     if (md.getSpec().kvCache().isPresent() && observations.isPresent()) {
       List<Pod> ready =
           existing.values().stream().flatMap(List::stream).filter(Pods::ready).toList();
@@ -261,8 +258,11 @@ public final class ModelDeploymentReconciler
       }
       conditions.add(
           DtypeObservedCondition.of(
-              known.observations(), ready.size(), view.settings().kvCacheDtypeOwned()));
-      reading = known.pending();
+              known,
+              ready.size(),
+              view.settings().kvCacheDtypeOwned(),
+              Conditions.find(status(md).conditions(), DtypeObservedCondition.TYPE)));
+      reading = known.recheck();
     }
     String phase = rendering.isHeld() ? "Held" : progressing ? "Progressing" : "Ready";
     ModelDeploymentStatus next =
@@ -276,7 +276,7 @@ public final class ModelDeploymentReconciler
     if (progressing && !rendering.isHeld()) {
       return control.rescheduleAfter(PROGRESS_CHECK);
     }
-    return reading ? control.rescheduleAfter(OBSERVE_CHECK) : control;
+    return reading.map(control::rescheduleAfter).orElse(control);
   }
 
   /** Creates, removes and replaces one role's Pods; returns whether anything is still moving. */

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -48,13 +49,27 @@ public final class ReplicaObservations implements AutoCloseable {
     }
   }
 
-  /** What is known of a set of replicas now, and whether a read is still under way. */
-  public record Known(List<Observation> observations, boolean pending) {}
+  /**
+   * What is known of a set of replicas now, whether a read is under way, and when to look again:
+   * soon while one is, when its retry falls due while an engine is unreachable, never once all are
+   * read.
+   */
+  public record Known(
+      List<Observation> observations, boolean pending, Optional<Duration> recheck) {}
+
+  /**
+   * How soon to look again while a read is under way. Measured against waking the caller as each
+   * read ends, polling gathered a deployment's answers into fewer reconciles (issue 13's note).
+   */
+  static final Duration SOON = Duration.ofSeconds(2);
 
   private final DtypeObserver observer;
   private final ExecutorService readers;
   private final Clock clock;
   private final Map<String, Entry> byUid = new ConcurrentHashMap<>();
+
+  /** The Setting as the latest reconcile read it, for the gauge. */
+  private volatile boolean owned = true;
 
   /** Reads one replica. */
   public DtypeObserver observer() {
@@ -88,7 +103,7 @@ public final class ReplicaObservations implements AutoCloseable {
   private double count(Verdict verdict) {
     return byUid.values().stream()
         .map(e -> e.result)
-        .filter(o -> o != null && o.verdict() == verdict)
+        .filter(o -> o != null && (owned ? o.verdict() : Verdict.NOT_OWNED) == verdict)
         .count();
   }
 
@@ -100,10 +115,12 @@ public final class ReplicaObservations implements AutoCloseable {
    */
   public Known observe(
       String owner, Collection<Pod> pods, boolean owned, Function<Pod, Observation> read) {
+    this.owned = owned;
     Set<String> live = new java.util.HashSet<>();
     pods.forEach(p -> live.add(p.getMetadata().getUid()));
     byUid.entrySet().removeIf(e -> e.getValue().owner.equals(owner) && !live.contains(e.getKey()));
     List<Observation> known = new ArrayList<>();
+    Optional<Duration> recheck = Optional.empty();
     boolean pending = false;
     Instant now = clock.instant();
     for (Pod pod : pods) {
@@ -113,25 +130,23 @@ public final class ReplicaObservations implements AutoCloseable {
       }
       Entry entry = byUid.computeIfAbsent(uid, u -> new Entry(owner));
       Observation result = entry.result;
-      if (result != null && (result.verdict() == Verdict.NOT_OWNED) == owned) {
-        result = null;
-        entry.result = null;
-        entry.next = Instant.EPOCH;
-      }
       if (result != null) {
-        known.add(result);
+        known.add(owned ? result : result.unowned());
       }
-      boolean due = result == null || (!result.reached() && !now.isBefore(entry.next));
-      if (entry.inFlight || (result == null && now.isBefore(entry.next))) {
+      if (entry.inFlight) {
         pending = true;
-      } else if (due) {
-        pending = true;
+        recheck = earliest(recheck, Optional.of(SOON));
+      } else if (result != null && result.reached()) {
+        continue;
+      } else if (now.isBefore(entry.next)) {
+        recheck = earliest(recheck, Optional.of(Duration.between(now, entry.next)));
+      } else {
         submit(entry, pod, read);
-      } else if (!result.reached()) {
         pending = true;
+        recheck = earliest(recheck, Optional.of(SOON));
       }
     }
-    return new Known(known, pending);
+    return new Known(known, pending, recheck);
   }
 
   /**
@@ -180,6 +195,13 @@ public final class ReplicaObservations implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       entry.inFlight = false;
     }
+  }
+
+  private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    return b.isEmpty() || a.get().compareTo(b.get()) <= 0 ? a : b;
   }
 
   static Duration backoff(int failures) {

@@ -444,4 +444,27 @@ class SandboxFidelityIT {
             "Error from server (BadRequest): the sandbox runs no containers,"
                 + " so pod \"injected-vllm-0\" has no log to serve");
   }
+
+  @Test
+  @Order(19)
+  void the_pod_proxy_answers_each_replicas_engine_report() throws Exception {
+    assertThat(
+            kubectl(
+                    "get --raw /api/v1/namespaces/team-a/pods/chat-vllm-server-0:8000/proxy/metrics")
+                .ok()
+                .out())
+        .contains("vllm:cache_config_info{")
+        .contains("cache_dtype=\"bfloat16\"");
+    assertThat(
+            kubectl(
+                    "get --raw"
+                        + " /api/v1/namespaces/team-a/pods/chat-sglang-server-0:30000/proxy/server_info")
+                .ok()
+                .out())
+        .contains("\"kv_cache_dtype\":\"bfloat16\"");
+    Run closed =
+        kubectl("get --raw /api/v1/namespaces/team-a/pods/chat-vllm-server-0:9999/proxy/metrics");
+    assertThat(closed.exit()).isEqualTo(1);
+    assertThat(closed.err()).contains("ServiceUnavailable");
+  }
 }

@@ -126,7 +126,11 @@ class ReplicaObservationsTest {
           () ->
               reads.get() == 1
                   && !o.observe("md", List.of(a), true, p -> null).observations().isEmpty());
-      o.observe("md", List.of(a), true, down);
+      ReplicaObservations.Known waiting = o.observe("md", List.of(a), true, down);
+      assertThat(waiting.recheck())
+          .as("looked at again when the retry is due, not every few seconds")
+          .contains(ReplicaObservations.backoff(1));
+      assertThat(waiting.pending()).isFalse();
       Thread.sleep(50);
       assertThat(reads).as("not before the backoff").hasValue(1);
       now[0] = now[0].plus(Duration.ofSeconds(3));
