@@ -124,16 +124,26 @@ public final class ArgparseOracle {
         Files.write(script, in.readAllBytes());
       }
       Path input = Files.createTempFile("argparse_oracle", ".json");
+      Path errors = Files.createTempFile("argparse_oracle", ".err");
       Files.writeString(input, JSON.writeValueAsString(request), StandardCharsets.UTF_8);
       Process p =
           new ProcessBuilder(python, script.toString())
               .redirectInput(input.toFile())
-              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .redirectError(errors.toFile())
               .start();
       byte[] out = p.getInputStream().readAllBytes();
       if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("the argparse oracle failed: exit " + p.exitValue());
+        throw new IllegalStateException(
+            "the argparse oracle ("
+                + python
+                + ") failed with exit "
+                + p.exitValue()
+                + " on the inventory for "
+                + inventory.versions()
+                + ":\n"
+                + Files.readString(errors, StandardCharsets.UTF_8).strip());
       }
+      Files.delete(errors);
       Files.delete(script);
       Files.delete(input);
       JsonNode answer = JSON.readTree(out);

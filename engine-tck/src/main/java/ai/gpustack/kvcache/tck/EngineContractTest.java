@@ -308,6 +308,16 @@ public abstract class EngineContractTest {
     }
 
     @Test
+    void every_flag_the_attachment_renders_exists_in_the_inventory_of_every_version() {
+      assertThat(KitChecks.renderedFlagsMissingFromInventories(engine(), sampleDtype().value()))
+          .as(
+              "flags the module renders that its flagInventories() do not list for that version"
+                  + " range: the engine would exit on them there; add them to the inventory of the"
+                  + " versions that have them, or render them only from those versions")
+          .isEmpty();
+    }
+
+    @Test
     void the_exact_and_inline_spellings_read_as_the_flag() {
       for (FlagInventory inventory : engine().flagInventories()) {
         FlagReader reader = readerFor(inventory);

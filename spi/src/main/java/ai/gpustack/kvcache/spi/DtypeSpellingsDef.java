@@ -13,7 +13,7 @@ import org.immutables.value.Value;
 /**
  * The {@code --kv-cache-dtype} values an engine's parser accepts for a range of its versions, the
  * KV format each one stores, and the upstream files and releases they were read from. Every
- * spelling is a valid {@link Dtype}.
+ * spelling is a valid {@link ai.gpustack.kvcache.api.Dtype}.
  */
 @Value.Immutable
 abstract class DtypeSpellingsDef implements Versioned {
