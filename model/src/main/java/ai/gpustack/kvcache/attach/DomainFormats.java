@@ -116,8 +116,7 @@ final class DomainFormats {
     String name = binding.getMetadata().getName();
     List<Member> out = new ArrayList<>();
     for (ModelDeployment md : cluster.modelDeployments(namespace)) {
-      if (md.getSpec() == null
-          || md.getSpec().kvCache().filter(k -> k.poolRef().name().equals(name)).isEmpty()) {
+      if (!md.attachesThrough(name)) {
         continue;
       }
       Workload w = Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata());

@@ -92,11 +92,7 @@ public final class DtypeObserver {
     if (report.isEmpty()) {
       return result.notReported(argvDtype, engineAt + " reports no KV-cache dtype", true);
     }
-    int port =
-        reader
-            .lastValue(argv, engine.listenFlags().get(1))
-            .flatMap(DtypeObserver::port)
-            .orElse(engine.defaultPort());
+    int port = listenPort(engine, reader, argv);
     String source = "GET :" + port + report.get().path();
     Fetch fetch = fetcher.fetch(pod, port, report.get().path());
     if (fetch.body().isEmpty()) {
@@ -147,6 +143,16 @@ public final class DtypeObserver {
           }
         });
     return argv;
+  }
+
+  /**
+   * The port the engine serves on: the argv's port flag as its parser reads it, else its default.
+   */
+  public static int listenPort(Engine engine, FlagReader reader, List<String> argv) {
+    return reader
+        .lastValue(argv, engine.listenFlags().get(1))
+        .flatMap(DtypeObserver::port)
+        .orElse(engine.defaultPort());
   }
 
   private static Optional<Integer> port(String value) {

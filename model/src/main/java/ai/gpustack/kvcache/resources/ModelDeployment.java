@@ -35,4 +35,12 @@ import io.fabric8.kubernetes.model.annotation.Version;
 public class ModelDeployment extends CustomResource<ModelDeploymentSpec, ModelDeploymentStatus>
     implements Namespaced {
   private static final long serialVersionUID = 1L;
+
+  /**
+   * Whether {@code spec.kvCache} names Binding {@code binding} (in this deployment's namespace).
+   */
+  public boolean attachesThrough(String binding) {
+    return getSpec() != null
+        && getSpec().kvCache().map(k -> k.poolRef().name().equals(binding)).orElse(false);
+  }
 }

@@ -46,12 +46,7 @@ final class EngineEndpoints {
     }
     List<String> argv = DtypeObserver.argv(pod);
     FlagReader reader = engine.get().flagReader(version);
-    int listens =
-        reader
-            .lastValue(argv, engine.get().listenFlags().get(1))
-            .flatMap(EngineEndpoints::number)
-            .orElse(engine.get().defaultPort());
-    if (port != listens) {
+    if (port != DtypeObserver.listenPort(engine.get(), reader, argv)) {
       return refused(pod, port);
     }
     Optional<DtypeReport> report =
@@ -72,13 +67,5 @@ final class EngineEndpoints {
             + ":"
             + port
             + ": connect: connection refused");
-  }
-
-  private static Optional<Integer> number(String value) {
-    try {
-      return Optional.of(Integer.parseInt(value.trim()));
-    } catch (NumberFormatException e) {
-      return Optional.empty();
-    }
   }
 }

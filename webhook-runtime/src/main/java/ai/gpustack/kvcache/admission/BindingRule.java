@@ -196,12 +196,10 @@ final class BindingRule implements Rule {
     }
     List<String> rejecting = new ArrayList<>();
     for (ModelDeployment md : cluster.modelDeployments(namespace)) {
-      ModelDeploymentSpec spec = md.getSpec();
-      if (spec == null
-          || spec.kvCache().isEmpty()
-          || !spec.kvCache().get().poolRef().name().equals(binding.getMetadata().getName())) {
+      if (!md.attachesThrough(binding.getMetadata().getName())) {
         continue;
       }
+      ModelDeploymentSpec spec = md.getSpec();
       Optional<Engine> engine = engines.find(spec.engine().name());
       if (engine.isPresent()) {
         DtypeVerdict verdict = engine.get().checkDtype(dtype, spec.engine().version());

@@ -31,6 +31,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -198,13 +199,21 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
       out.println("No pool-attached replicas.");
       return;
     }
+    ReportTable console = new ReportTable(colour);
+    Function<String, String> tint =
+        cell ->
+            cell.equals(Verdict.MATCHES.word())
+                ? ReportTable.GREEN
+                : cell.equals(Verdict.DIFFERS.word())
+                    ? ReportTable.RED
+                    : cell.equals(Verdict.NOT_REPORTED.word()) ? ReportTable.YELLOW : "";
     String owner = null;
     List<List<String>> rows = new ArrayList<>();
     for (Observation o : replicas) {
       String group = o.namespace() + " " + o.owner();
       if (!group.equals(owner)) {
         if (!rows.isEmpty()) {
-          print(rows, out);
+          console.table(rows, out, tint);
           rows.clear();
           out.println();
         }
@@ -218,18 +227,18 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
                 + ", dtype "
                 + (o.bindingDtype().isEmpty() ? "?" : o.bindingDtype())
                 + ")");
-        rows.add(List.of("  POD", "ENGINE", "ARGV", "REPORTED", "VERDICT", "SOURCE"));
+        rows.add(List.of("POD", "ENGINE", "ARGV", "REPORTED", "VERDICT", "SOURCE"));
       }
       rows.add(
           List.of(
-              "  " + o.pod(),
+              o.pod(),
               o.engine(),
               o.argvDtype().orElse("-"),
               o.observedDtype().orElse("-"),
-              paint(o.verdict(), colour),
+              o.verdict().word(),
               o.source()));
     }
-    print(rows, out);
+    console.table(rows, out, tint);
     long differs = replicas.stream().filter(o -> o.verdict() == Verdict.DIFFERS).count();
     long matches = replicas.stream().filter(o -> o.verdict() == Verdict.MATCHES).count();
     out.println();
@@ -242,42 +251,5 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
             + " differ, "
             + (replicas.size() - matches - differs)
             + " not reported or not owned.");
-  }
-
-  private static String paint(Verdict verdict, boolean colour) {
-    if (!colour) {
-      return verdict.word();
-    }
-    String code =
-        switch (verdict) {
-          case MATCHES -> "\u001b[32m";
-          case DIFFERS -> "\u001b[31m";
-          default -> "\u001b[33m";
-        };
-    return code + verdict.word() + "\u001b[0m";
-  }
-
-  private static void print(List<List<String>> rows, PrintWriter out) {
-    int columns = rows.get(0).size();
-    int[] width = new int[columns];
-    for (List<String> row : rows) {
-      for (int i = 0; i < columns - 1; i++) {
-        width[i] = Math.max(width[i], visible(row.get(i)));
-      }
-    }
-    for (List<String> row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int i = 0; i < columns; i++) {
-        line.append(row.get(i));
-        if (i < columns - 1) {
-          line.append(" ".repeat(width[i] - visible(row.get(i)) + 2));
-        }
-      }
-      out.println(line.toString().stripTrailing());
-    }
-  }
-
-  private static int visible(String s) {
-    return s.replaceAll("\u001b\\[[0-9;]*m", "").length();
   }
 }

@@ -11,9 +11,9 @@ import java.util.stream.Collectors;
 
 /** The report for a person: grouped sections, aligned columns, colour when asked for. */
 public final class ReportTable {
-  private static final String RED = "\u001b[31m";
-  private static final String YELLOW = "\u001b[33m";
-  private static final String GREEN = "\u001b[32m";
+  public static final String RED = "\u001b[31m";
+  public static final String YELLOW = "\u001b[33m";
+  public static final String GREEN = "\u001b[32m";
   private static final String BOLD = "\u001b[1m";
   private static final String RESET = "\u001b[0m";
 
@@ -141,7 +141,11 @@ public final class ReportTable {
     out.println();
   }
 
-  private void table(
+  /**
+   * {@code rows} in aligned columns, indented two spaces, the first row bold, each cell in the
+   * colour {@code tint} gives it ({@code ""} for none): also {@code kvcache verify}'s table.
+   */
+  public void table(
       List<List<String>> rows, PrintWriter out, java.util.function.Function<String, String> tint) {
     int columns = rows.get(0).size();
     int[] width = new int[columns];

@@ -106,13 +106,7 @@ public final class ModelDeploymentReconciler
                             context
                                 .getPrimaryCache()
                                 .list(p.getMetadata().getNamespace())
-                                .filter(
-                                    md ->
-                                        md.getSpec() != null
-                                            && md.getSpec()
-                                                .kvCache()
-                                                .map(k -> k.poolRef().name().equals(b))
-                                                .orElse(false))
+                                .filter(md -> md.attachesThrough(b))
                                 .map(ResourceID::fromResource)
                                 .collect(Collectors.toSet()))
                     .orElse(Set.of()),
@@ -124,13 +118,7 @@ public final class ModelDeploymentReconciler
                 context
                     .getPrimaryCache()
                     .list(b.getMetadata().getNamespace())
-                    .filter(
-                        md ->
-                            md.getSpec() != null
-                                && md.getSpec()
-                                    .kvCache()
-                                    .map(k -> k.poolRef().name().equals(b.getMetadata().getName()))
-                                    .orElse(false)),
+                    .filter(md -> md.attachesThrough(b.getMetadata().getName())),
             (after, before) ->
                 Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
         Informers.watch(
