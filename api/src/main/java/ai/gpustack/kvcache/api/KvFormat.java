@@ -27,6 +27,16 @@ public enum KvFormat {
   INT8_PER_TOKEN_HEAD("int8_per_token_head", "int8 with an inline FP32 scale per token and head"),
   INT4_PER_TOKEN_HEAD(
       "int4_per_token_head", "int4, two per byte, with an inline FP32 scale per token and head"),
+  /**
+   * LMDeploy's online KV quantization: {@code (x - zero) / scale}, both kept per token and head.
+   */
+  INT8_ASYM_PER_TOKEN_HEAD(
+      "int8_asym_per_token_head", "int8 with a scale and a zero point per token and head"),
+  INT4_ASYM_PER_TOKEN_HEAD(
+      "int4_asym_per_token_head",
+      "int4, two per byte, with a scale and a zero point per token and head"),
+  /** LMDeploy before 0.4.0: int8 with scales and zero points calibrated offline, not per token. */
+  INT8_CALIBRATED("int8_calibrated", "int8 with a scale and zero point calibrated offline"),
   /** NVIDIA FP4: E2M1 elements in blocks of 16 with an FP8 E4M3 scale each. */
   NVFP4("nvfp4", "FP4 E2M1, blocks of 16 with FP8 E4M3 scales"),
   NVFP4_DS_MLA(
@@ -45,7 +55,11 @@ public enum KvFormat {
   TURBOQUANT_K3V4_NC(
       "turboquant_k3v4_nc", "TurboQuant: rotated 3-bit keys with norms, 4-bit uniform values"),
   TURBOQUANT_3BIT_NC(
-      "turboquant_3bit_nc", "TurboQuant: rotated 3-bit keys with norms, 3-bit uniform values");
+      "turboquant_3bit_nc", "TurboQuant: rotated 3-bit keys with norms, 3-bit uniform values"),
+  /** LMDeploy's {@code --quant-policy 42}: 3-bit Lloyd-Max keys plus a 1-bit QJL residual sign. */
+  TURBOQUANT_K4V2_QJL(
+      "turboquant_k4v2_qjl",
+      "TurboQuant: 3-bit codebook keys with a 1-bit QJL sign and two norms, 2-bit values");
 
   private final String id;
   private final String description;

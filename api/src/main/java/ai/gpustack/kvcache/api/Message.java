@@ -16,6 +16,14 @@ public enum Message {
       "A new Binding declares auto while model-deployment-kv-cache-dtype-owned is on.",
       "Declare the element type the engines should write, e.g. bfloat16 (docs/engines.md lists"
           + " what each engine accepts). Bindings stored with auto keep working."),
+  BINDING_DTYPE_MODEL_DTYPE(
+      "%s leaves the KV cache at the model's own dtype on %s, so it binds nothing: the dtype is"
+          + " handed to every engine attached through this Binding; name the type, for example"
+          + " bfloat16",
+      "A new Binding declares a value that an engine reads as \"keep the model's dtype\" (like"
+          + " auto) while model-deployment-kv-cache-dtype-owned is on.",
+      "Declare the element type the engines should write (docs/engines.md maps each spelling to"
+          + " its KV format). Bindings stored with such a value keep working."),
   BINDING_POOL_IMMUTABLE(
       "poolRef is immutable: the domain's blocks and quota live on that pool; create another"
           + " Binding to use another pool",
@@ -119,7 +127,7 @@ public enum Message {
       "A role's env sets a variable the operator renders for the cache client.",
       "Remove it from env, or take the role over with roles[].command."),
   DEPLOYMENT_DTYPE_FLAG(
-      "\"--kv-cache-dtype\" is set by the operator while spec.kvCache names a pool%s: the"
+      "%s is set by the operator while spec.kvCache names a pool%s: the"
           + " Binding's spec.domain.dtype is handed to every engine attached through it; remove"
           + " this entry, name a Binding that declares the dtype you want, or set roles[].command"
           + " to own the role's whole argv",

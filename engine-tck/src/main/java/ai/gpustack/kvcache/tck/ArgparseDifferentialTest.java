@@ -16,8 +16,10 @@ import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.ManagedRole;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
@@ -101,8 +103,9 @@ public abstract class ArgparseDifferentialTest {
 
   @Test
   void a_rendered_command_line_parses_with_the_bindings_dtype_winning() {
-    String target = engine().dtypeFlag();
+    List<String> targets = engine().dtypeFlags();
     String dtype = sampleDtype();
+    Map<String, String> bindings = values(engine().dtypeArgs(dtype));
     for (FlagInventory inventory : engine().flagInventories()) {
       ArgvDialect dialect = dialect(inventory);
       if (!argparse(dialect)) {
@@ -110,32 +113,46 @@ public abstract class ArgparseDifferentialTest {
       }
       Optional<String> version = inventory.versions().from().map(Object::toString);
       List<List<String>> cases = new ArrayList<>();
-      List<String> expected = new ArrayList<>();
+      List<Map<String, String>> expected = new ArrayList<>();
       cases.add(options(engine().renderCommand(role(List.of(), version, dtype))));
-      expected.add(dtype);
-      for (String own : ownSpellings(new FlagReader(dialect, inventory), inventory, target)) {
-        List<String> extra = own.contains("=") ? List.of(own) : List.of(own, "own");
-        cases.add(options(engine().renderCommand(role(extra, version, dtype))));
-        expected.add("own");
+      expected.add(bindings);
+      FlagReader reader = new FlagReader(dialect, inventory);
+      for (String target : targets) {
+        for (String own : ownSpellings(reader, inventory, target)) {
+          List<String> extra = own.contains("=") ? List.of(own) : List.of(own, "own");
+          cases.add(options(engine().renderCommand(role(extra, version, dtype))));
+          Map<String, String> wins = new LinkedHashMap<>(bindings);
+          wins.put(target, "own");
+          expected.add(wins);
+        }
       }
       AttachmentRequest request = attachment(dtype);
+      List<String> theirs = new ArrayList<>();
+      targets.forEach(t -> theirs.addAll(List.of(t, "theirs")));
       cases.add(
           options(
               engine()
                   .renderInjectedArgs(
-                      List.of(),
-                      List.of(target, "theirs"),
-                      version,
-                      request,
-                      engine().attachment(request))));
-      expected.add(dtype);
-      ArgparseOracle.Answer answer = oracle.parse(inventory, dialect, List.of(target), cases);
+                      List.of(), theirs, version, request, engine().attachment(request))));
+      expected.add(bindings);
+      ArgparseOracle.Answer answer = oracle.parse(inventory, dialect, targets, cases);
       for (int i = 0; i < cases.size(); i++) {
-        assertThat(answer.verdicts().get(i).value(target))
-            .as("%s %s", inventory.versions(), cases.get(i))
-            .contains(expected.get(i));
+        for (String target : targets) {
+          assertThat(answer.verdicts().get(i).value(target))
+              .as("argparse reads %s in %s for %s", target, cases.get(i), inventory.versions())
+              .contains(expected.get(i).get(target));
+        }
       }
     }
+  }
+
+  /** Each flag of {@code args} ({@code --flag value ...}) with the value after it. */
+  private static Map<String, String> values(List<String> args) {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < args.size(); i += 2) {
+      values.put(args.get(i), args.get(i + 1));
+    }
+    return values;
   }
 
   private ArgvDialect dialect(FlagInventory inventory) {
@@ -146,10 +163,10 @@ public abstract class ArgparseDifferentialTest {
     return dialect.parser().contains("argparse");
   }
 
-  /** The dtype flag and every flag that changes the KV format. */
+  /** The dtype flags and every flag that changes the KV format. */
   private List<FlagSpec> targets(FlagInventory inventory) {
     List<FlagSpec> targets = new ArrayList<>();
-    targets.add(inventory.flag(engine().dtypeFlag()).orElseThrow());
+    engine().dtypeFlags().forEach(f -> targets.add(inventory.flag(f).orElseThrow()));
     targets.addAll(inventory.kvFormatFlags());
     return targets;
   }
@@ -306,6 +323,7 @@ public abstract class ArgparseDifferentialTest {
   private String sampleDtype() {
     return engine().dtypeSpellings().newest().spellings().stream()
         .filter(s -> !s.equals(Dtype.AUTO))
+        .filter(s -> !engine().leavesModelDtype(s, Optional.empty()))
         .findFirst()
         .orElseThrow();
   }

@@ -49,21 +49,30 @@ public abstract class EngineContractTest {
   /** The engine under test; a fresh or shared instance, either works. */
   protected abstract Engine engine();
 
-  /** A model name the engine can be rendered with. */
+  /**
+   * A model name the engine can be rendered with; override when the engine's base argv needs a
+   * particular shape (a path, a file name).
+   */
   protected String sampleModel() {
     return "example-org/example-model";
   }
 
-  /** The extra args a sample role passes; they must not name the dtype flag. */
+  /**
+   * The extra args a sample role passes, checked to come after the dtype args and to survive
+   * rendering unchanged. They need not be flags the engine knows (nothing parses them here) but
+   * must not name a dtype, owned or listen flag; override when these collide with one of yours.
+   */
   protected List<String> sampleExtraArgs() {
     return List.of("--max-num-seqs", "8");
   }
 
+  /** The newest table's first spelling that names a type (not one that keeps the model's). */
   private Dtype sampleDtype() {
     DtypeSpellings newest = engine().dtypeSpellings().newest();
     return Dtype.of(
         newest.spellings().stream()
             .filter(s -> !s.equals(Dtype.AUTO))
+            .filter(s -> !engine().leavesModelDtype(s, Optional.empty()))
             .findFirst()
             .orElse(Dtype.AUTO));
   }
@@ -87,8 +96,19 @@ public abstract class EngineContractTest {
         .build();
   }
 
-  private List<String> dtypePair() {
-    return List.of(engine().dtypeFlag(), sampleDtype().value());
+  private List<String> dtypeArgs() {
+    return engine().dtypeArgs(sampleDtype().value());
+  }
+
+  /** How often {@code argv} passes each dtype flag, for messages that show what was rendered. */
+  private void assertEachDtypeFlagFound(List<String> argv, int times, String what) {
+    for (String flag : engine().dtypeFlags()) {
+      assertThat(newestReader().find(argv, flag))
+          .as(
+              "%s passes %s %d time(s), read with the newest flagInventories() entry; argv: %s",
+              what, flag, times, argv)
+          .hasSize(times);
+    }
   }
 
   private FlagReader newestReader() {
@@ -115,6 +135,15 @@ public abstract class EngineContractTest {
       String id = engine().id();
       assertThat(registry.resolve(id.toLowerCase(Locale.ROOT)).id()).isEqualTo(id);
       assertThat(registry.resolve(id.toUpperCase(Locale.ROOT)).id()).isEqualTo(id);
+    }
+  }
+
+  @Nested
+  @DisplayName("what it renders starts the way the injection launch check expects")
+  class Launches {
+    @Test
+    void the_base_argv_starts_with_a_declared_launch_subcommands_included() {
+      assertThat(KitChecks.launchProblems(engine(), sampleModel())).isEmpty();
     }
   }
 
@@ -149,22 +178,36 @@ public abstract class EngineContractTest {
       }
       assertThat(unmapped)
           .as(
-              "spellings with no KV format: map each with DtypeSpellings.of(from, until, source,"
-                  + " Map.of(spelling, KvFormat...)) or putFormats")
+              "dtypeSpellings() accepts these spellings without saying the KV format each"
+                  + " stores (a module written before formats existed): map each with"
+                  + " DtypeSpellings.of(from, until, source, Map.of(spelling, KvFormat...)) or"
+                  + " putFormats")
           .isEmpty();
     }
 
     @Test
-    void auto_and_only_auto_is_model_dependent() {
+    void auto_where_accepted_leaves_the_cache_at_the_models_dtype() {
       for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
         entry
-            .formats()
-            .forEach(
-                (spelling, format) ->
+            .format(Dtype.AUTO)
+            .ifPresent(
+                format ->
                     assertThat(format.modelDependent())
-                        .as("%s %s is %s", entry.versions(), spelling, format)
-                        .isEqualTo(spelling.equals(Dtype.AUTO)));
+                        .as(
+                            "dtypeSpellings() maps auto to %s for %s; auto lets the engine pick"
+                                + " from the model, so map it to KvFormat.MODEL_DEPENDENT",
+                            format, entry.versions())
+                        .isTrue());
       }
+    }
+
+    @Test
+    void some_spelling_names_a_type_so_a_binding_can_declare_one() {
+      assertThat(sampleDtype().value())
+          .as(
+              "every spelling of the newest dtypeSpellings() entry leaves the cache at the model's"
+                  + " dtype (maps to KvFormat.MODEL_DEPENDENT), so no Binding can name a type")
+          .isNotEqualTo(Dtype.AUTO);
     }
 
     @Test
@@ -206,18 +249,25 @@ public abstract class EngineContractTest {
   @DisplayName("a managed role's command carries the Binding's dtype once, before extraArgs")
   class ManagedCommand {
     @Test
-    void the_dtype_pair_appears_exactly_once() {
+    void the_dtype_args_appear_exactly_once() {
       List<String> command =
           engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
-      assertThat(Collections.indexOfSubList(command, dtypePair())).isNotNegative();
-      assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(1);
+      assertThat(Collections.indexOfSubList(command, dtypeArgs()))
+          .as("renderCommand(role) %s holds dtypeArgs(dtype) %s", command, dtypeArgs())
+          .isNotNegative();
+      assertEachDtypeFlagFound(command, 1, "renderCommand(role)");
     }
 
     @Test
-    void the_dtype_pair_comes_after_the_base_argv_and_before_extra_args() {
+    void dtype_args_render_each_dtype_flag_once_with_its_value() {
+      assertThat(KitChecks.dtypeArgsProblems(engine(), sampleDtype().value())).isEmpty();
+    }
+
+    @Test
+    void the_dtype_args_come_after_the_base_argv_and_before_extra_args() {
       List<String> command =
           engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
-      int pair = Collections.indexOfSubList(command, dtypePair());
+      int pair = Collections.indexOfSubList(command, dtypeArgs());
       int extra = Collections.indexOfSubList(command, sampleExtraArgs());
       assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
           .isEqualTo(engine().baseArgv(sampleModel()));
@@ -227,23 +277,25 @@ public abstract class EngineContractTest {
 
     @Test
     void a_stored_roles_own_flag_comes_later_and_wins() {
-      List<String> own = List.of(engine().dtypeFlag(), "auto");
-      List<String> command = engine().renderCommand(role(own, Optional.of(attachment(true))));
-      assertThat(newestReader().lastValue(command, engine().dtypeFlag())).contains("auto");
-      assertThat(newestReader().find(command, engine().dtypeFlag())).hasSize(2);
+      for (String flag : engine().dtypeFlags()) {
+        List<String> own = List.of(flag, "own");
+        List<String> command = engine().renderCommand(role(own, Optional.of(attachment(true))));
+        assertThat(newestReader().lastValue(command, flag)).as("%s", command).contains("own");
+        assertThat(newestReader().find(command, flag)).as("%s", command).hasSize(2);
+      }
     }
 
     @Test
     void nothing_is_rendered_while_the_dtype_is_not_owned() {
       List<String> command =
           engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(false))));
-      assertThat(newestReader().find(command, engine().dtypeFlag())).isEmpty();
+      assertEachDtypeFlagFound(command, 0, "renderCommand(role) with the dtype not owned");
     }
 
     @Test
     void nothing_is_rendered_without_a_store_attachment() {
       List<String> command = engine().renderCommand(role(sampleExtraArgs(), Optional.empty()));
-      assertThat(newestReader().find(command, engine().dtypeFlag())).isEmpty();
+      assertEachDtypeFlagFound(command, 0, "renderCommand(role) without an attachment");
       assertThat(command).containsSequence(sampleExtraArgs());
     }
 
@@ -252,7 +304,9 @@ public abstract class EngineContractTest {
       List<String> command =
           engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
       for (String flag : engine().listenFlags()) {
-        assertThat(newestReader().find(command, flag)).as(flag).hasSize(1);
+        assertThat(newestReader().find(command, flag))
+            .as("renderCommand(role) passes listen flag %s once: %s", flag, command)
+            .hasSize(1);
       }
     }
   }
@@ -261,7 +315,7 @@ public abstract class EngineContractTest {
   @DisplayName("an injected container's args end with the Binding's dtype")
   class InjectedArgs {
     @Test
-    void the_args_keep_their_own_entries_first_and_end_with_the_dtype_pair() {
+    void the_args_keep_their_own_entries_first_and_end_with_the_dtype_args() {
       List<String> args = List.of("--served-model-name", "m");
       AttachmentRequest request = attachment(true);
       List<String> out =
@@ -273,8 +327,10 @@ public abstract class EngineContractTest {
                   request,
                   engine().attachment(request));
       assertThat(out.subList(0, args.size())).isEqualTo(args);
-      assertThat(out.subList(out.size() - 2, out.size())).isEqualTo(dtypePair());
-      assertThat(newestReader().find(out, engine().dtypeFlag())).hasSize(1);
+      assertThat(out.subList(out.size() - dtypeArgs().size(), out.size()))
+          .as("renderInjectedArgs(...) ends with dtypeArgs(dtype): %s", out)
+          .isEqualTo(dtypeArgs());
+      assertEachDtypeFlagFound(out, 1, "renderInjectedArgs(...)");
     }
 
     @Test
@@ -288,7 +344,7 @@ public abstract class EngineContractTest {
                   Optional.empty(),
                   request,
                   engine().attachment(request));
-      assertThat(newestReader().find(out, engine().dtypeFlag())).isEmpty();
+      assertEachDtypeFlagFound(out, 0, "renderInjectedArgs(...) with the dtype not owned");
     }
   }
 
@@ -297,24 +353,24 @@ public abstract class EngineContractTest {
       "the flag reader reads every spelling the engine's parser reads as the flag, and no longer sibling")
   class FlagSpellings {
     @Test
-    void every_inventory_knows_the_dtype_flag_and_every_owned_and_listen_flag() {
-      for (FlagInventory inventory : engine().flagInventories()) {
-        List<String> names = inventory.flags().stream().map(FlagSpec::name).toList();
-        assertThat(names).as("inventory %s", inventory.versions()).contains(engine().dtypeFlag());
-        assertThat(names).containsAll(engine().ownedFlags());
-        assertThat(names).containsAll(engine().listenFlags());
-        assertThat(inventory.source()).isNotBlank();
-      }
+    void every_inventory_knows_the_dtype_flags_and_every_owned_and_listen_flag() {
+      assertThat(KitChecks.declaredFlagsMissingFromInventories(engine())).isEmpty();
     }
 
     @Test
     void every_flag_the_attachment_renders_exists_in_the_inventory_of_every_version() {
       assertThat(KitChecks.renderedFlagsMissingFromInventories(engine(), sampleDtype().value()))
-          .as(
-              "flags the module renders that its flagInventories() do not list for that version"
-                  + " range: the engine would exit on them there; add them to the inventory of the"
-                  + " versions that have them, or render them only from those versions")
           .isEmpty();
+    }
+
+    @Test
+    void no_flag_drops_out_of_one_range_and_comes_back() {
+      assertThat(KitChecks.flagsMissingBetweenRanges(engine())).isEmpty();
+    }
+
+    @Test
+    void inventory_names_are_spelled_the_way_the_dialect_reads_them() {
+      assertThat(KitChecks.namesTheDialectCannotRead(engine())).isEmpty();
     }
 
     @Test
@@ -396,9 +452,11 @@ public abstract class EngineContractTest {
     @Test
     void the_flag_after_a_bare_double_dash_is_positional() {
       FlagReader reader = newestReader();
-      List<String> argv = List.of("--", engine().dtypeFlag(), "x");
-      assertThat(reader.find(argv, engine().dtypeFlag()))
-          .hasSize(reader.dialect().doubleDashEndsOptions() ? 0 : 1);
+      for (String flag : engine().dtypeFlags()) {
+        assertThat(reader.find(List.of("--", flag, "x"), flag))
+            .as("%s after a bare --, with doubleDashEndsOptions() in dialect()", flag)
+            .hasSize(reader.dialect().doubleDashEndsOptions() ? 0 : 1);
+      }
     }
 
     @Test
@@ -408,14 +466,14 @@ public abstract class EngineContractTest {
           assertThat(flag.kvEffect().orElseThrow())
               .as("%s %s", inventory.versions(), flag.name())
               .isNotBlank();
-          assertThat(flag.name()).isNotEqualTo(engine().dtypeFlag());
+          assertThat(engine().dtypeFlags()).doesNotContain(flag.name());
         }
       }
     }
 
-    /** The flags this project reads on the engine: the dtype flag and the KV-format flags. */
+    /** The flags this project reads on the engine: the dtype flags and the KV-format flags. */
     private List<String> readFlags(FlagInventory inventory) {
-      List<String> flags = new ArrayList<>(List.of(engine().dtypeFlag()));
+      List<String> flags = new ArrayList<>(engine().dtypeFlags());
       inventory.kvFormatFlags().forEach(f -> flags.add(f.name()));
       return flags;
     }

@@ -1,6 +1,6 @@
 """Reads argv the way Python's argparse does, as an oracle for the Java flag reader.
 
-Input (stdin, JSON): {"flags": [{"name": "--x", "arity": "NONE|ONE|ONE_OR_MORE"}],
+Input (stdin, JSON): {"flags": [{"name": "--x", "arity": "NONE|ONE|ONE_OR_MORE|ZERO_OR_MORE"}],
 "underscores": bool, "dotted": bool, "targets": ["--kv-cache-dtype", ...],
 "cases": [[token, ...], ...]}.
 Output (stdout, JSON): one result per case: {"values": {target: str|bool|[str]|null}} when parsing
@@ -38,6 +38,8 @@ def build(flags):
             parser.add_argument(flag["name"], dest=dest, action="store_true")
         elif flag["arity"] == "ONE_OR_MORE":
             parser.add_argument(flag["name"], dest=dest, nargs="+")
+        elif flag["arity"] == "ZERO_OR_MORE":
+            parser.add_argument(flag["name"], dest=dest, nargs="*")
         else:
             parser.add_argument(flag["name"], dest=dest)
     return parser, dests

@@ -10,12 +10,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What one workload's Binding reference resolves to: the Binding, pool and backend found, the store
- * endpoint and tenant, the dtype's ruling, the warnings to give, and the one refusal that stops the
- * attachment, if any. Immutable; built by {@link AttachmentResolver}.
+ * What one workload's Binding reference resolves to, for the engine version it runs: the Binding,
+ * pool and backend found, the store endpoint and tenant, the dtype's ruling, the warnings to give,
+ * and the one refusal that stops the attachment, if any. Immutable; built by {@link
+ * AttachmentResolver}.
  */
 public record Attachment(
     BindingRef ref,
+    Optional<String> engineVersion,
     Optional<KVCachePoolBinding> binding,
     Optional<KVCachePool> pool,
     Optional<KVCacheBackend> backend,
@@ -45,6 +47,7 @@ public record Attachment(
     return Optional.of(
         AttachmentRequest.builder()
             .roleKind(kind)
+            .engineVersion(engineVersion)
             .clientEndpoint(endpoint.get())
             .domain(binding.get().getSpec().domain())
             .tenant(tenant)

@@ -59,6 +59,7 @@ public final class AttachmentResolver {
     if (found.isEmpty()) {
       return refused(
           ref,
+          version,
           Optional.empty(),
           Optional.empty(),
           Optional.empty(),
@@ -72,6 +73,7 @@ public final class AttachmentResolver {
     if (binding.getMetadata().getDeletionTimestamp() != null) {
       return refused(
           ref,
+          version,
           found,
           Optional.empty(),
           Optional.empty(),
@@ -87,6 +89,7 @@ public final class AttachmentResolver {
     if (pool.isEmpty()) {
       return refused(
           ref,
+          version,
           found,
           pool,
           Optional.empty(),
@@ -115,6 +118,7 @@ public final class AttachmentResolver {
               : "declares no spec.connection.external.clientEndpoint";
       return refused(
           ref,
+          version,
           found,
           pool,
           backend,
@@ -157,7 +161,8 @@ public final class AttachmentResolver {
       case UNVERIFIED, FORMAT_UNVERIFIED -> warnings.add(ruling.message());
       default -> {}
     }
-    return new Attachment(ref, found, pool, backend, endpoint, tenant, ruling, refusal, warnings);
+    return new Attachment(
+        ref, version, found, pool, backend, endpoint, tenant, ruling, refusal, warnings);
   }
 
   private static Refusal refusal(BindingRef ref, String reason, ProblemType type, String message) {
@@ -166,12 +171,14 @@ public final class AttachmentResolver {
 
   private static Attachment refused(
       BindingRef ref,
+      Optional<String> version,
       Optional<KVCachePoolBinding> binding,
       Optional<KVCachePool> pool,
       Optional<KVCacheBackend> backend,
       Refusal refusal) {
     return new Attachment(
         ref,
+        version,
         binding,
         pool,
         backend,

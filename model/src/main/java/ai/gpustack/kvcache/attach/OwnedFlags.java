@@ -12,7 +12,7 @@ import java.util.TreeSet;
 
 /**
  * The flags a workload may not pass itself on an engine: the cache connector's always, and the
- * dtype flag while the dtype is owned (the Setting on and a cache attached). Deployment admission,
+ * dtype flags while the dtype is owned (the Setting on and a cache attached). Deployment admission,
  * Pod injection and preflight all scan with this, so a flag refused on one road is refused on all.
  */
 public final class OwnedFlags {
@@ -57,7 +57,7 @@ public final class OwnedFlags {
 
   /**
    * Every owned flag in {@code argv} as {@code reader} reads it: connector flags in name order,
-   * then the dtype flag when {@code dtypeOwned}.
+   * then the dtype flags ({@link Engine#dtypeFlags()}) when {@code dtypeOwned}.
    */
   public static List<Hit> find(
       Engine engine, FlagReader reader, List<String> argv, boolean dtypeOwned) {
@@ -66,7 +66,9 @@ public final class OwnedFlags {
       reader.find(argv, flag).forEach(o -> hits.add(new Hit(o, false)));
     }
     if (dtypeOwned) {
-      reader.find(argv, engine.dtypeFlag()).forEach(o -> hits.add(new Hit(o, true)));
+      for (String flag : engine.dtypeFlags()) {
+        reader.find(argv, flag).forEach(o -> hits.add(new Hit(o, true)));
+      }
     }
     return hits;
   }

@@ -18,6 +18,13 @@ abstract class AttachmentRequestDef {
     return RoleKind.Server;
   }
 
+  /**
+   * The engine version the attachment is rendered for ({@code spec.engine.version}, the Pod's
+   * {@code kvcache.gpustack.ai/engine-version}); absent means the newest the module knows. A module
+   * whose connector or defaulted flags arrived in a release renders them only from that release.
+   */
+  public abstract Optional<String> engineVersion();
+
   /** {@code host:port} of the store's master. */
   public abstract String clientEndpoint();
 

@@ -13,9 +13,9 @@ import java.util.Set;
  * {@code spi} only, and are registered with one {@code @AutoService(Engine.class)} provider.
  *
  * <p>The order of a rendered argv is fixed here, not by engines: a managed role's command is base
- * argv, connector args, the dtype pair, {@code extraArgs}, defaulted args the argv does not name,
+ * argv, connector args, the dtype args, {@code extraArgs}, defaulted args the argv does not name,
  * then the listen fill; an injected container's args end with connector args, defaulted args and
- * the dtype pair last. New methods are only ever added as {@code default} methods.
+ * the dtype args last. New methods are only ever added as {@code default} methods.
  */
 public interface Engine {
   /**
@@ -38,9 +38,30 @@ public interface Engine {
   /** The Maven coordinates of the module that provides this engine ({@code group:artifact}). */
   String artifact();
 
-  /** The engine's KV-cache dtype flag, canonical. */
+  /** The engine's KV-cache dtype flag, canonical: the one its running dtype is read back from. */
   default String dtypeFlag() {
     return KV_CACHE_DTYPE;
+  }
+
+  /**
+   * Every flag the Binding's dtype is rendered into, canonical, {@link #dtypeFlag()} first: all of
+   * them are owned while the dtype is (a workload naming any is refused). An engine that reads its
+   * keys' and values' types from two flags (llama.cpp's {@code --cache-type-k} and {@code
+   * --cache-type-v}) lists both.
+   */
+  default List<String> dtypeFlags() {
+    return List.of(dtypeFlag());
+  }
+
+  /**
+   * The argv entries that hand {@code dtype} to the engine: each of {@link #dtypeFlags()} followed
+   * by the dtype, in that order. Deterministic; every flag it names is one of {@link
+   * #dtypeFlags()}.
+   */
+  default List<String> dtypeArgs(String dtype) {
+    List<String> args = new ArrayList<>();
+    dtypeFlags().forEach(flag -> args.addAll(List.of(flag, dtype)));
+    return List.copyOf(args);
   }
 
   /** The dtype spellings the engine's parser accepts, per version range, with sources. */
@@ -87,8 +108,9 @@ public interface Engine {
   Set<String> ownedEnv();
 
   /**
-   * The programs that are this engine's entry points, as {@link Launch#program()} names them:
-   * {@code vllm}, {@code python -m sglang.launch_server}.
+   * The programs that are this engine's entry points, as {@link Launch#program()} names them,
+   * followed by the subcommands that start the server where the program has several: {@code vllm
+   * serve}, {@code python -m sglang.launch_server}, {@code lmdeploy serve api_server}.
    */
   Set<String> launchPrograms();
 
@@ -153,9 +175,19 @@ public interface Engine {
     return reports.isEmpty() ? Optional.empty() : Versioned.select(reports, version).entry();
   }
 
-  /** Whether {@code launch} is one of this engine's entry points. */
+  /** Whether {@code launch} is one of this engine's entry points, subcommands included. */
   default boolean launchedBy(Launch launch) {
-    return launchPrograms().contains(launch.program());
+    return launchPrograms().stream().anyMatch(launch::startsWith);
+  }
+
+  /**
+   * Whether {@code dtype} leaves the KV cache at the model's own dtype on this engine at {@code
+   * version}, as {@code auto} does: its spelling table maps it to {@link KvFormat#MODEL_DEPENDENT}.
+   * A Binding declaring such a value binds nothing, so a new one is refused while the dtype is
+   * owned.
+   */
+  default boolean leavesModelDtype(String dtype, Optional<String> version) {
+    return kvFormat(dtype, version).filter(KvFormat.MODEL_DEPENDENT::equals).isPresent();
   }
 
   /** The whole command of a managed role. */
@@ -166,7 +198,7 @@ public interface Engine {
     attachment.ifPresent(a -> argv.addAll(a.connectorArgs()));
     role.attachment()
         .filter(AttachmentRequest::dtypeOwned)
-        .ifPresent(a -> argv.addAll(List.of(dtypeFlag(), a.domain().dtype())));
+        .ifPresent(a -> argv.addAll(dtypeArgs(a.domain().dtype())));
     argv.addAll(role.extraArgs());
     attachment.ifPresent(a -> appendDefaulted(reader, argv, argv, a.defaultedArgs()));
     List<String> listen = listenFlags();
@@ -181,7 +213,7 @@ public interface Engine {
 
   /**
    * The args of an injected container: its own {@code args}, then connector args, defaulted args
-   * neither {@code command} nor {@code args} names, and the dtype pair last. {@code version} is the
+   * neither {@code command} nor {@code args} names, and the dtype args last. {@code version} is the
    * engine's, read from the Pod. {@code attachment} is {@link #attachment(AttachmentRequest)
    * attachment(request)}: the caller needs it for the env and the config file too, and injection
    * answers every Pod creation, so it is built once.
@@ -199,7 +231,7 @@ public interface Engine {
     seen.addAll(out);
     appendDefaulted(reader, seen, out, attachment.defaultedArgs());
     if (request.dtypeOwned()) {
-      out.addAll(List.of(dtypeFlag(), request.domain().dtype()));
+      out.addAll(dtypeArgs(request.domain().dtype()));
     }
     return List.copyOf(out);
   }

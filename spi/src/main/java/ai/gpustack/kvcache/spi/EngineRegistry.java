@@ -142,6 +142,17 @@ public final class EngineRegistry {
     return byKey.values().stream().anyMatch(e -> e.dtypeSpellings().newest().accepts(dtype));
   }
 
+  /**
+   * The ids of the registered engines whose newest table accepts {@code dtype} as leaving the KV
+   * cache at the model's own dtype ({@link Engine#leavesModelDtype}), in id order.
+   */
+  public List<String> leavingModelDtype(String dtype) {
+    return byKey.values().stream()
+        .filter(e -> e.leavesModelDtype(dtype, Optional.empty()))
+        .map(Engine::id)
+        .toList();
+  }
+
   private static String key(String id) {
     return id.toLowerCase(Locale.ROOT);
   }

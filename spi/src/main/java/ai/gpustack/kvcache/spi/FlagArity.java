@@ -7,5 +7,7 @@ public enum FlagArity {
   /** Exactly one value. */
   ONE,
   /** One or more values, up to the next option (argparse {@code nargs="+"}). */
-  ONE_OR_MORE
+  ONE_OR_MORE,
+  /** None or more values, up to the next option (argparse {@code nargs="*"}). */
+  ZERO_OR_MORE
 }

@@ -37,6 +37,11 @@ abstract class FlagSpecDef {
     return FlagSpec.of(name, FlagArity.ONE_OR_MORE);
   }
 
+  /** A flag taking any number of values, none included (argparse {@code nargs="*"}). */
+  public static FlagSpec optionalList(String name) {
+    return FlagSpec.of(name, FlagArity.ZERO_OR_MORE);
+  }
+
   @Value.Check
   void check() {
     if (!name().matches("--[a-z0-9][a-z0-9_-]*")) {

@@ -20,6 +20,26 @@ abstract class LaunchDef {
   /** {@code vllm}, {@code python -m sglang.launch_server}, {@code sh -c}, {@code start.sh}. */
   public abstract String program();
 
+  /** The argv after the program: subcommands first, where the program has them. */
+  public abstract List<String> arguments();
+
+  /**
+   * Whether this launch is {@code entry}: a program, or a program followed by the subcommands that
+   * must come next ({@code lmdeploy serve api_server} is launched by {@code lmdeploy serve
+   * api_server --server-port 23333}, not by {@code lmdeploy chat}).
+   */
+  public boolean startsWith(String entry) {
+    if (entry.equals(program())) {
+      return true;
+    }
+    if (!entry.startsWith(program() + " ")) {
+      return false;
+    }
+    List<String> subcommands = List.of(entry.substring(program().length() + 1).split(" "));
+    return arguments().size() >= subcommands.size()
+        && arguments().subList(0, subcommands.size()).equals(subcommands);
+  }
+
   /** Reads the launch of {@code argv}, the container's command followed by its args. */
   public static Launch identify(List<String> argv) {
     int i = 0;
@@ -39,34 +59,52 @@ abstract class LaunchDef {
       return Launch.builder()
           .kind(inline ? LaunchKind.SHELL : LaunchKind.SCRIPT)
           .program(first + (inline ? " -c" : ""))
+          .addAllArguments(rest(argv, i + 1))
           .build();
     }
     if (first.endsWith(".sh")) {
-      return Launch.builder().kind(LaunchKind.SCRIPT).program(first).build();
+      return Launch.builder()
+          .kind(LaunchKind.SCRIPT)
+          .program(first)
+          .addAllArguments(rest(argv, i + 1))
+          .build();
     }
     if (PYTHON.matcher(first).matches()) {
       for (int j = i + 1; j < argv.size(); j++) {
         String a = argv.get(j);
         if (a.equals("-m") && j + 1 < argv.size()) {
-          return module(argv.get(j + 1));
+          return module(argv.get(j + 1), rest(argv, j + 2));
         }
         if (a.startsWith("-m") && a.length() > 2) {
-          return module(a.substring(2));
+          return module(a.substring(2), rest(argv, j + 1));
         }
         if (!a.startsWith("-")) {
           return Launch.builder()
               .kind(LaunchKind.PYTHON_FILE)
               .program("python " + basename(a))
+              .addAllArguments(rest(argv, j + 1))
               .build();
         }
       }
       return Launch.builder().kind(LaunchKind.UNKNOWN).program("python").build();
     }
-    return Launch.builder().kind(LaunchKind.EXECUTABLE).program(first).build();
+    return Launch.builder()
+        .kind(LaunchKind.EXECUTABLE)
+        .program(first)
+        .addAllArguments(rest(argv, i + 1))
+        .build();
   }
 
-  private static Launch module(String module) {
-    return Launch.builder().kind(LaunchKind.PYTHON_MODULE).program("python -m " + module).build();
+  private static Launch module(String module, List<String> arguments) {
+    return Launch.builder()
+        .kind(LaunchKind.PYTHON_MODULE)
+        .program("python -m " + module)
+        .addAllArguments(arguments)
+        .build();
+  }
+
+  private static List<String> rest(List<String> argv, int from) {
+    return argv.subList(Math.min(from, argv.size()), argv.size());
   }
 
   private static String basename(String path) {

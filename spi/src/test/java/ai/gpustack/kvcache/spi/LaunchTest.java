@@ -34,4 +34,22 @@ class LaunchTest {
         .isEqualTo(LaunchKind.PYTHON_FILE);
     assertThat(Launch.identify(List.of()).kind()).isEqualTo(LaunchKind.UNKNOWN);
   }
+
+  @Test
+  void a_declared_launch_with_subcommands_matches_only_those_subcommands() {
+    Launch serve = Launch.identify(List.of("/usr/local/bin/lmdeploy", "serve", "api_server", "m"));
+    assertThat(serve.arguments()).containsExactly("serve", "api_server", "m");
+    assertThat(serve.startsWith("lmdeploy serve api_server")).isTrue();
+    assertThat(serve.startsWith("lmdeploy")).isTrue();
+    assertThat(serve.startsWith("lmdeploy serve gradio")).isFalse();
+    assertThat(Launch.identify(List.of("lmdeploy", "chat")).startsWith("lmdeploy serve api_server"))
+        .isFalse();
+    assertThat(Launch.identify(List.of("lmdeploy")).startsWith("lmdeploy serve")).isFalse();
+    assertThat(
+            Launch.identify(List.of("python3", "-m", "vllm.entrypoints.cli.main", "serve", "m"))
+                .startsWith("python -m vllm.entrypoints.cli.main serve"))
+        .isTrue();
+    assertThat(Launch.identify(List.of("lmdeployx", "serve")).startsWith("lmdeploy serve"))
+        .isFalse();
+  }
 }

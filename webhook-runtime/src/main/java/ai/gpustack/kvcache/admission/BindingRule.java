@@ -46,8 +46,18 @@ final class BindingRule implements Rule {
     String namespace = namespace(binding, request);
     if (request.isCreate()) {
       shape(spec, problems);
-      if (cluster.settings().kvCacheDtypeOwned() && Dtype.AUTO.equals(spec.domain().dtype())) {
+      String dtype = spec.domain().dtype();
+      if (cluster.settings().kvCacheDtypeOwned() && Dtype.AUTO.equals(dtype)) {
         problems.invalid("spec.domain.dtype", Dtype.AUTO, Message.BINDING_DTYPE_AUTO.detail());
+      } else if (cluster.settings().kvCacheDtypeOwned() && dtype != null) {
+        List<String> modelDtype = engines.leavingModelDtype(dtype);
+        if (!modelDtype.isEmpty()) {
+          problems.invalid(
+              "spec.domain.dtype",
+              dtype,
+              Message.BINDING_DTYPE_MODEL_DTYPE.detail(
+                  quote(dtype), String.join(", ", modelDtype)));
+        }
       }
       if (problems.isEmpty()) {
         Optional<KVCachePool> pool = cluster.pool(spec.poolRef().name());

@@ -232,7 +232,8 @@ final class DeploymentRule implements Rule {
         if (hit.dtype()) {
           detail =
               Message.DEPLOYMENT_DTYPE_FLAG.detail(
-                  o.token().spelling().equals(engine.dtypeFlag())
+                  quote(o.flag()),
+                  o.token().spelling().equals(o.flag())
                       ? ""
                       : " (this entry passes " + o.describe(engine.id()) + ")");
         } else {

@@ -408,6 +408,6 @@ public final class SglangEngine implements Engine {
 
   @Override
   public Set<String> launchPrograms() {
-    return Set.of("python -m sglang.launch_server", "sglang");
+    return Set.of("python -m sglang.launch_server", "sglang serve");
   }
 }

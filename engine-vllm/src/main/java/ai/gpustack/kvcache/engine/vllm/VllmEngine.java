@@ -429,9 +429,9 @@ public final class VllmEngine implements Engine {
   @Override
   public Set<String> launchPrograms() {
     return Set.of(
-        "vllm",
+        "vllm serve",
         "python -m vllm.entrypoints.openai.api_server",
-        "python -m vllm.entrypoints.cli.main");
+        "python -m vllm.entrypoints.cli.main serve");
   }
 
   private static String kvRole(RoleKind kind) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * The registered engines and their dtype spellings, as text for people, JSON for scripts, and the
@@ -41,7 +42,7 @@ final class EngineTable {
       out.append('\n')
           .append(e.displayName())
           .append(' ')
-          .append(e.dtypeFlag())
+          .append(String.join(" ", e.dtypeFlags()))
           .append(" spellings\n");
       List<String[]> rows = new ArrayList<>();
       rows.add(new String[] {"  VERSIONS", "SPELLING:KV FORMAT", "SOURCE"});
@@ -69,6 +70,9 @@ final class EngineTable {
             });
       }
       out.append(columns(flags));
+      out.append("  launched by: ")
+          .append(String.join(", ", new TreeSet<>(e.launchPrograms())))
+          .append('\n');
     }
     out.append("\nAccepted by every registered engine (newest tables): ")
         .append(String.join(" ", registry.portableSpellings()))
@@ -87,6 +91,8 @@ final class EngineTable {
           .put("provider", e.getClass().getName())
           .put("parser", e.dialect().parser())
           .put("dtypeFlag", e.dtypeFlag());
+      e.dtypeFlags().forEach(node.putArray("dtypeFlags")::add);
+      new TreeSet<>(e.launchPrograms()).forEach(node.putArray("launchPrograms")::add);
       ArrayNode spellings = node.putArray("spellings");
       for (DtypeSpellings s : e.dtypeSpellings().entries()) {
         ObjectNode entry = spellings.addObject();
@@ -159,11 +165,13 @@ final class EngineTable {
           .append("\n\n")
           .append("Module `")
           .append(e.artifact())
-          .append("`; flag `")
-          .append(e.dtypeFlag())
+          .append(e.dtypeFlags().size() == 1 ? "`; flag `" : "`; flags `")
+          .append(String.join("`, `", e.dtypeFlags()))
           .append("`; parser: ")
           .append(e.dialect().parser())
-          .append(".\n\n")
+          .append("; launched by `")
+          .append(String.join("`, `", new TreeSet<>(e.launchPrograms())))
+          .append("`.\n\n")
           .append("| Versions | Spelling → KV format | Source |\n|---|---|---|\n");
       for (DtypeSpellings s : e.dtypeSpellings().entries()) {
         md.append("| `").append(s.versions()).append("` | ");
