@@ -176,7 +176,7 @@ public enum Message {
           + " DtypeAccepted=False and an event.",
       "Fix the cause named before this sentence."),
   DTYPE_REJECTED_BY_ENGINE(
-      "KVCachePoolBinding %s declares dtype %s, which engine %s%s does not accept (table %s): every"
+      "%s declares dtype %s, which engine %s%s does not accept (table %s): every"
           + " replica would fail argument parsing; %s accepts %s, and every registered engine"
           + " accepts %s. Attach a Binding that declares one of these (a new Binding with a new"
           + " domain.name: the dtype is immutable), or set the Setting"
@@ -293,6 +293,18 @@ public enum Message {
       "must be \"true\" or absent",
       "The launch-args-forwarded annotation holds another value.",
       "Set it to \"true\" or remove it."),
+  ARGS_DTYPE_FLAG(
+      "%s is rendered from %s while the workload attaches a KV cache pool%s: engines sharing a"
+          + " reuse domain must write one dtype; remove this entry, and attach a binding that"
+          + " declares the dtype you want",
+      "A workload rendered through the embedding API (KvCacheArgs) passes a dtype flag in its own"
+          + " args while the dtype is owned.",
+      "Remove the flag from the workload's args; the dtype comes from the binding."),
+  ARGS_OWNED_FLAG(
+      "%s is rendered for engine %s's cache connector (%s): remove it",
+      "A workload rendered through the embedding API (KvCacheArgs) passes a flag the engine's"
+          + " cache connector owns.",
+      "Remove the flag from the workload's args."),
   POD_OWNED_FLAG(
       "container %s already passes %s, which the webhook renders for engine %s's cache"
           + " connector; remove it",

@@ -199,20 +199,37 @@ public final class AttachmentResolver {
       Optional<String> version,
       EffectiveSettings settings) {
     String dtype = binding.getSpec().domain().dtype();
+    if (settings.kvCacheDtypeOwned()) {
+      try {
+        Dtype.of(dtype);
+      } catch (ProblemsException e) {
+        String why = e.problems().isEmpty() ? e.getMessage() : e.problems().get(0).detail();
+        return new DtypeRuling(
+            Outcome.UNREADABLE,
+            dtype,
+            Message.ATTACH_DTYPE_UNREADABLE.detail(quote(ref.name()), quote(dtype), why));
+      }
+    }
+    return ruleReadable(
+        "KVCachePoolBinding " + quote(ref.name()), dtype, engine, version, settings);
+  }
+
+  /**
+   * The ruling on {@code dtype}, already read as a dtype, declared by {@code subject} ({@code
+   * KVCachePoolBinding "cache"}): not owned, unchecked, accepted, or rejected (unverified under
+   * {@code Warn}). The format check of the domain is the resolver's, not part of this.
+   */
+  DtypeRuling ruleReadable(
+      String subject,
+      String dtype,
+      Engine engine,
+      Optional<String> version,
+      EffectiveSettings settings) {
     if (!settings.kvCacheDtypeOwned()) {
       return new DtypeRuling(
           Outcome.NOT_OWNED,
           dtype,
           "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered");
-    }
-    try {
-      Dtype.of(dtype);
-    } catch (ProblemsException e) {
-      String why = e.problems().isEmpty() ? e.getMessage() : e.problems().get(0).detail();
-      return new DtypeRuling(
-          Outcome.UNREADABLE,
-          dtype,
-          Message.ATTACH_DTYPE_UNREADABLE.detail(quote(ref.name()), quote(dtype), why));
     }
     if (settings.spellingCheck() == SpellingCheck.Off) {
       return new DtypeRuling(
@@ -235,7 +252,7 @@ public final class AttachmentResolver {
     DtypeVerdict verdict = engine.checkDtype(dtype, version);
     String rejected =
         Message.DTYPE_REJECTED_BY_ENGINE.detail(
-            quote(ref.name()),
+            subject,
             quote(dtype),
             quote(engine.id()),
             version.map(v -> " " + v).orElse(""),
@@ -244,7 +261,7 @@ public final class AttachmentResolver {
             verdict.spellings().isEmpty()
                 ? "nothing at that version"
                 : String.join(" ", verdict.spellings()),
-            String.join(" ", engines.portableSpellings()));
+            String.join(" ", engines.acceptedByEveryRegisteredEngine()));
     return new DtypeRuling(
         settings.spellingCheck() == SpellingCheck.Warn ? Outcome.UNVERIFIED : Outcome.REJECTED,
         dtype,

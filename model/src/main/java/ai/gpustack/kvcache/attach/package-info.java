@@ -6,5 +6,19 @@
  * stops it. Operator rendering, Pod injection, preflight, {@code kvcache render}, {@code kvcache
  * review} and the sandbox all call it, so every rule about attaching is written once. Pure: no
  * client, no clock.
+ *
+ * <p>Another operator embedding the library starts at {@link
+ * ai.gpustack.kvcache.attach.KvCacheArgs}: the same rules from plain values (engine, version, dtype
+ * once, endpoint, tenant, the workload's own args), refusals worded by the same catalog at the
+ * caller's field paths.
  */
+@Value.Style(
+    typeAbstract = "*Def",
+    typeImmutable = "*",
+    visibility = Value.Style.ImplementationVisibility.PUBLIC,
+    strictBuilder = true,
+    jdkOnly = true,
+    allowedClasspathAnnotations = {Override.class})
 package ai.gpustack.kvcache.attach;
+
+import org.immutables.value.Value;

@@ -82,12 +82,12 @@ class DashboardIT {
                     Clock.systemUTC(),
                     true));
         WebhookServer webhook =
-            WebhookServer.start(
-                new InetSocketAddress("127.0.0.1", 0),
-                new ReloadingKeyManager(pair.cert(), pair.key()),
-                new Admission(EngineRegistry.load(), MemoryClusterView.of()),
-                () -> true,
-                registry)) {
+            WebhookServer.builder()
+                .address(new InetSocketAddress("127.0.0.1", 0))
+                .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+                .admission(new Admission(EngineRegistry.load(), MemoryClusterView.of()))
+                .meterRegistry(registry)
+                .start()) {
       assertThat(operator.ready()).isTrue();
       TestObjects.apply(
           server.client(),

@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /** Objects the operator tests share, written as YAML, and the one way they are written. */
@@ -40,6 +44,16 @@ public final class TestObjects {
   }
 
   private TestObjects() {}
+
+  /** Every document of {@code yaml}, read with the library's serialization. */
+  public static List<HasMetadata> objects(String yaml) {
+    KubernetesSerialization serialization = KvCacheSerialization.create();
+    List<HasMetadata> out = new ArrayList<>();
+    for (String object : yaml.split("(?m)^---$")) {
+      out.add(serialization.unmarshal(object));
+    }
+    return out;
+  }
 
   /** Polls {@code done} every 100 ms; fails naming {@code what} when {@code patience} runs out. */
   public static void await(String what, Duration patience, BooleanSupplier done) {

@@ -123,8 +123,12 @@ public final class EngineRegistry {
         + fix;
   }
 
-  /** The spellings the newest table of every registered engine accepts. */
-  public SortedSet<String> portableSpellings() {
+  /**
+   * The spellings every engine registered here accepts at its newest table: what a Binding can
+   * declare for any of them. It depends on which engine modules are on this classpath, not on the
+   * engines a cluster runs, so it is not "portable" in general; docs/engines.md lists per engine.
+   */
+  public SortedSet<String> acceptedByEveryRegisteredEngine() {
     SortedSet<String> common = null;
     for (Engine engine : byKey.values()) {
       SortedSet<String> spellings = engine.dtypeSpellings().newest().spellings();

@@ -60,7 +60,7 @@ class EngineRegistryTest {
         EngineRegistry.of(
             List.of(
                 new TestEngine("a", "auto", "bf16", "fp8"), new TestEngine("b", "auto", "fp8")));
-    assertThat(registry.portableSpellings()).containsExactly("auto", "fp8");
+    assertThat(registry.acceptedByEveryRegisteredEngine()).containsExactly("auto", "fp8");
     assertThat(registry.anyAccepts("bf16")).isTrue();
     assertThat(registry.anyAccepts("float16")).isFalse();
   }

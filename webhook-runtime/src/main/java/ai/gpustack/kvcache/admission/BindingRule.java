@@ -196,7 +196,7 @@ final class BindingRule implements Rule {
   private List<String> warnings(String namespace, KVCachePoolBinding binding) {
     List<String> warnings = new ArrayList<>();
     String dtype = binding.getSpec().domain().dtype();
-    String all = String.join(" ", engines.portableSpellings());
+    String all = String.join(" ", engines.acceptedByEveryRegisteredEngine());
     if (!engines.isEmpty() && !engines.anyAccepts(dtype)) {
       warnings.add(
           Message.BINDING_DTYPE_UNKNOWN_WARNING.detail(

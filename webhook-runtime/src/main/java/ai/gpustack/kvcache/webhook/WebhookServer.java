@@ -10,6 +10,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,8 +19,11 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -34,10 +39,12 @@ import org.slf4j.LoggerFactory;
  * The admission webhook over HTTPS. The JDK's server: measured against Vert.x 4.5.24 with the same
  * handlers and load on 2 cores, Vert.x answers about 1.3 times the reviews per second at saturation
  * (no-op and injection alike); this one already holds p99 under 1.5 ms at 1,000 reviews/s, far
- * above any cluster's Pod creation rate, and needs no dependency. One path per {@link Route}, plus
- * {@code /healthz}, {@code /readyz} (ready once the cluster view has synced) and {@code /metrics}
- * in Prometheus text. A request that is not a JSON AdmissionReview of the route's kind gets a 4xx
- * with a one-line reason, never a stack trace and never an accidental {@code allowed: true}.
+ * above any cluster's Pod creation rate, and needs no dependency. One path per {@link Route}
+ * served, plus {@code /healthz}, {@code /readyz} (ready once the cluster view has synced) and, with
+ * a Prometheus registry, {@code /metrics}. Started with {@link #builder()}; it sets nothing
+ * JVM-wide unless asked ({@link Builder#tuneJvmWideHttpServer}). A request that is not a JSON
+ * AdmissionReview of the route's kind gets a 4xx with a one-line reason, never a stack trace and
+ * never an accidental {@code allowed: true}.
  */
 public final class WebhookServer implements AutoCloseable {
   /** Bodies above this are refused with 413. */
@@ -63,48 +70,120 @@ public final class WebhookServer implements AutoCloseable {
     JsonNode review(Route route, JsonNode review);
   }
 
-  /**
-   * Starts serving on {@code listen} (port 0 picks a free one) with the certificate {@code keys}
-   * serves. {@code ready} answers {@code /readyz}.
-   */
-  public static WebhookServer start(
-      InetSocketAddress listen,
-      ReloadingKeyManager keys,
-      Admission admission,
-      BooleanSupplier ready,
-      PrometheusMeterRegistry registry)
-      throws IOException {
-    return start(listen, keys, admission::review, ready, registry);
+  /** A server to configure and start; nothing is opened or set until {@link Builder#start()}. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /**
-   * As {@link #start(InetSocketAddress, ReloadingKeyManager, Admission, BooleanSupplier,
-   * PrometheusMeterRegistry)}, answering with any {@link Reviewer}.
+   * What the server listens on, with which key material, answering which routes, and where it
+   * counts. Not thread-safe; {@link #start()} may be called once per configuration.
    */
-  public static WebhookServer start(
-      InetSocketAddress listen,
-      ReloadingKeyManager keys,
-      Reviewer admission,
-      BooleanSupplier ready,
-      PrometheusMeterRegistry registry)
-      throws IOException {
-    // Bound how long one request may take to arrive, so a stalled client cannot hold a thread.
-    System.setProperty(
-        "sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
-    System.setProperty(
-        "sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "30"));
-    // Without TCP_NODELAY the JDK server's separate header and body writes meet delayed ACKs: ~40
-    // ms a review.
-    System.setProperty(
-        "sun.net.httpserver.nodelay", System.getProperty("sun.net.httpserver.nodelay", "true"));
-    SSLContext tls;
-    try {
-      tls = SSLContext.getInstance("TLS");
-      tls.init(new KeyManager[] {keys}, null, null);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("TLS is not available in this JVM: " + e.getMessage(), e);
+  public static final class Builder {
+    private InetSocketAddress address;
+    private SSLContext tls;
+    private Reviewer reviewer;
+    private BooleanSupplier ready = () -> true;
+    private MeterRegistry registry = new SimpleMeterRegistry();
+    private Set<Route> routes = EnumSet.allOf(Route.class);
+    private boolean tuneJvmWideHttpServer;
+
+    private Builder() {}
+
+    /** Where to listen; port 0 picks a free one ({@link WebhookServer#address()} tells which). */
+    public Builder address(InetSocketAddress address) {
+      this.address = address;
+      return this;
     }
-    HttpsServer server = HttpsServer.create(listen, 128);
+
+    /** Serves the certificate {@code keys} holds, re-read when its files change. */
+    public Builder keys(ReloadingKeyManager keys) {
+      try {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(new KeyManager[] {keys}, null, null);
+        this.tls = context;
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("TLS is not available in this JVM: " + e.getMessage(), e);
+      }
+      return this;
+    }
+
+    /** Serves with an initialised {@code context}: your operator's own key material. */
+    public Builder sslContext(SSLContext context) {
+      this.tls = context;
+      return this;
+    }
+
+    /** Answers every route with {@code admission}. */
+    public Builder admission(Admission admission) {
+      this.reviewer = admission::review;
+      return this;
+    }
+
+    /** Answers every route with any {@link Reviewer}. */
+    public Builder reviewer(Reviewer reviewer) {
+      this.reviewer = reviewer;
+      return this;
+    }
+
+    /** Answers {@code /readyz}: ready once the cluster view has synced. Ready when not given. */
+    public Builder ready(BooleanSupplier ready) {
+      this.ready = ready;
+      return this;
+    }
+
+    /**
+     * Where the admission counters and latency histogram go: any Micrometer registry. {@code
+     * /metrics} is served only with a {@link PrometheusMeterRegistry}; an embedding operator
+     * usually scrapes its own.
+     */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.registry = registry;
+      return this;
+    }
+
+    /** The routes to serve (every {@link Route} unless given); the others answer 404. */
+    public Builder routes(Collection<Route> routes) {
+      this.routes = routes.isEmpty() ? EnumSet.noneOf(Route.class) : EnumSet.copyOf(routes);
+      return this;
+    }
+
+    /**
+     * JVM-wide, opt-in: sets the JDK HTTP server's {@code sun.net.httpserver.nodelay} (without it a
+     * review waits on delayed ACKs, about 40 ms each) and 30-second {@code maxReqTime} and {@code
+     * maxRspTime} (a stalled client cannot hold a thread), unless already set. The JDK reads them
+     * once, so they reach every {@code com.sun.net.httpserver} server of the JVM. {@code kvcache
+     * run} and {@code kvcache webhook} turn this on.
+     */
+    public Builder tuneJvmWideHttpServer(boolean tune) {
+      this.tuneJvmWideHttpServer = tune;
+      return this;
+    }
+
+    /** Binds and serves; throws when the address is taken or a required part is missing. */
+    public WebhookServer start() throws IOException {
+      if (address == null || tls == null || reviewer == null) {
+        throw new IllegalStateException(
+            "a webhook server needs address(...), keys(...) or sslContext(...), and admission(...)"
+                + " or reviewer(...)");
+      }
+      if (tuneJvmWideHttpServer) {
+        for (String[] p :
+            new String[][] {
+              {"sun.net.httpserver.maxReqTime", "30"},
+              {"sun.net.httpserver.maxRspTime", "30"},
+              {"sun.net.httpserver.nodelay", "true"}
+            }) {
+          System.setProperty(p[0], System.getProperty(p[0], p[1]));
+        }
+      }
+      return WebhookServer.start(this);
+    }
+  }
+
+  private static WebhookServer start(Builder b) throws IOException {
+    SSLContext tls = b.tls;
+    HttpsServer server = HttpsServer.create(b.address, 128);
     server.setHttpsConfigurator(
         new HttpsConfigurator(tls) {
           @Override
@@ -114,10 +193,12 @@ public final class WebhookServer implements AutoCloseable {
             params.setSSLParameters(p);
           }
         });
-    WebhookMetrics metrics = new WebhookMetrics(registry);
-    for (Route route : Route.values()) {
+    WebhookMetrics metrics = new WebhookMetrics(b.registry);
+    Reviewer admission = b.reviewer;
+    for (Route route : b.routes) {
       server.createContext(route.path(), exchange -> admit(exchange, route, admission, metrics));
     }
+    BooleanSupplier ready = b.ready;
     server.createContext("/healthz", exchange -> plain(exchange, 200, "ok"));
     server.createContext(
         "/readyz",
@@ -125,15 +206,17 @@ public final class WebhookServer implements AutoCloseable {
           boolean isReady = ready.getAsBoolean();
           plain(exchange, isReady ? 200 : 503, isReady ? "ready" : "informers have not synced yet");
         });
-    server.createContext(
-        "/metrics",
-        exchange -> {
-          byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
-          exchange
-              .getResponseHeaders()
-              .set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-          send(exchange, 200, body);
-        });
+    if (b.registry instanceof PrometheusMeterRegistry prometheus) {
+      server.createContext(
+          "/metrics",
+          exchange -> {
+            byte[] body = prometheus.scrape().getBytes(StandardCharsets.UTF_8);
+            exchange
+                .getResponseHeaders()
+                .set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+            send(exchange, 200, body);
+          });
+    }
     server.createContext(
         "/",
         exchange -> plain(exchange, 404, "no such path: " + exchange.getRequestURI().getPath()));

@@ -54,12 +54,13 @@ class WebhookFuzzTest {
     int deniedCount = 0;
     int rejectedCount = 0;
     try (WebhookServer server =
-        WebhookServer.start(
-            new InetSocketAddress("127.0.0.1", 0),
-            new ReloadingKeyManager(pair.cert(), pair.key()),
-            admission,
-            () -> true,
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+        WebhookServer.builder()
+            .address(new InetSocketAddress("127.0.0.1", 0))
+            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+            .admission(admission)
+            .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+            .tuneJvmWideHttpServer(true)
+            .start()) {
       HttpClient client = TestCertificates.client(List.of(pair.certificate()));
       for (int i = 0; i < BODIES; i++) {
         JsonNode seed = seeds.get(random.nextInt(seeds.size())).deepCopy();

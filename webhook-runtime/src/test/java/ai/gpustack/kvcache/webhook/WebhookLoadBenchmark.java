@@ -68,12 +68,13 @@ class WebhookLoadBenchmark {
             };
     TestCertificates.Pair pair = TestCertificates.write(dir, "bench", "EC");
     try (WebhookServer server =
-        WebhookServer.start(
-            new InetSocketAddress("127.0.0.1", 0),
-            new ReloadingKeyManager(pair.cert(), pair.key()),
-            reviewer,
-            () -> true,
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))) {
+        WebhookServer.builder()
+            .address(new InetSocketAddress("127.0.0.1", 0))
+            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+            .reviewer(reviewer)
+            .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+            .tuneJvmWideHttpServer(true)
+            .start()) {
       HttpClient client =
           HttpClient.newBuilder()
               .version(HttpClient.Version.HTTP_1_1)

@@ -84,12 +84,14 @@ class WebhookServerTest {
 
   static WebhookServer start(TestCertificates.Pair keys) throws Exception {
     Admission admission = new Admission(EngineRegistry.load(), MemoryClusterView.of(cluster()));
-    return WebhookServer.start(
-        new InetSocketAddress("127.0.0.1", 0),
-        new ReloadingKeyManager(keys.cert(), keys.key()),
-        admission,
-        ready::get,
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    return WebhookServer.builder()
+        .address(new InetSocketAddress("127.0.0.1", 0))
+        .keys(new ReloadingKeyManager(keys.cert(), keys.key()))
+        .admission(admission)
+        .ready(ready::get)
+        .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+        .tuneJvmWideHttpServer(true)
+        .start();
   }
 
   @AfterAll

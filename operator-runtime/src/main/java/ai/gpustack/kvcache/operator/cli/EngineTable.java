@@ -75,7 +75,7 @@ final class EngineTable {
           .append('\n');
     }
     out.append("\nAccepted by every registered engine (newest tables): ")
-        .append(String.join(" ", registry.portableSpellings()))
+        .append(String.join(" ", registry.acceptedByEveryRegisteredEngine()))
         .append('\n');
     return out.toString();
   }
@@ -127,7 +127,7 @@ final class EngineTable {
         range.put("source", inventory.source());
       }
     }
-    registry.portableSpellings().forEach(root.putArray("portable")::add);
+    registry.acceptedByEveryRegisteredEngine().forEach(root.putArray("portable")::add);
     try {
       return Json.newMapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
     } catch (JsonProcessingException e) {
@@ -148,7 +148,9 @@ final class EngineTable {
             "`spec.domain.dtype` reaches the engine verbatim, so it must be one of these for every\n")
         .append("engine attached through the Binding.\n\n")
         .append("## Accepted by every registered engine\n\n");
-    registry.portableSpellings().forEach(s -> md.append("- `").append(s).append("`\n"));
+    registry
+        .acceptedByEveryRegisteredEngine()
+        .forEach(s -> md.append("- `").append(s).append("`\n"));
     md.append(
             "\n`auto` binds nothing (each engine resolves it from its model), so a new Binding may not\n")
         .append("declare it while `model-deployment-kv-cache-dtype-owned` is on.\n")

@@ -158,12 +158,14 @@ final class RunCommand implements Callable<Integer> {
                 : fileKeys;
         view = InformerClusterView.start(client);
         webhook =
-            WebhookServer.start(
-                Listen.parse(webhookListen),
-                keys,
-                new Admission(engines, view),
-                view::synced,
-                registry);
+            WebhookServer.builder()
+                .address(Listen.parse(webhookListen))
+                .keys(keys)
+                .admission(new Admission(engines, view))
+                .ready(view::synced)
+                .meterRegistry(registry)
+                .tuneJvmWideHttpServer(true)
+                .start();
       }
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
       spec.commandLine()

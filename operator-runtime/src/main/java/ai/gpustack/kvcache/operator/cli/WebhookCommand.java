@@ -66,12 +66,14 @@ final class WebhookCommand implements Callable<Integer> {
     try (client;
         InformerClusterView view = InformerClusterView.start(client);
         WebhookServer server =
-            WebhookServer.start(
-                Listen.parse(listen),
-                keys,
-                new Admission(EngineRegistry.load(), view),
-                view::synced,
-                Metrics.registry())) {
+            WebhookServer.builder()
+                .address(Listen.parse(listen))
+                .keys(keys)
+                .admission(new Admission(EngineRegistry.load(), view))
+                .ready(view::synced)
+                .meterRegistry(Metrics.registry())
+                .tuneJvmWideHttpServer(true)
+                .start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
       spec.commandLine()
           .getErr()

@@ -18,8 +18,8 @@ class BomTest {
     Path root = Path.of("..");
     List<String> published = new ArrayList<>();
     for (String module : texts(read(root.resolve("pom.xml")), "module")) {
-      if (module.equals("bom")) {
-        continue;
+      if (module.equals("bom") || module.equals("dependencies")) {
+        continue; // the two BOMs themselves
       }
       Document pom = read(root.resolve(module).resolve("pom.xml"));
       if (texts(pom, "kvcache.unpublished").contains("true")) {

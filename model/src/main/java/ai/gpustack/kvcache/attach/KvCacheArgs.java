@@ -1,0 +1,265 @@
+package ai.gpustack.kvcache.attach;
+
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.EnvVar;
+import ai.gpustack.kvcache.api.Message;
+import ai.gpustack.kvcache.api.Problem;
+import ai.gpustack.kvcache.api.ProblemType;
+import ai.gpustack.kvcache.api.Problems;
+import ai.gpustack.kvcache.api.ProblemsException;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.CacheAttachment;
+import ai.gpustack.kvcache.spi.ClientConfigFile;
+import ai.gpustack.kvcache.spi.DtypeVerdict;
+import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import ai.gpustack.kvcache.spi.FlagOccurrence;
+import ai.gpustack.kvcache.spi.ManagedRole;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The library's attachment rules for a workload that is not ours: renders the argv, environment and
+ * client-config file an engine needs to write a reuse domain's KV cache, and refuses what the
+ * reference operator and webhook refuse, worded by the same catalog at the caller's field paths.
+ * The dtype is given once, as the domain's. Immutable and thread-safe.
+ *
+ * <pre>{@code
+ * KvCacheArgs kv = KvCacheArgs.of(EngineRegistry.load());
+ * KvCacheArgs.Rendered r = kv.managedCommand(WorkloadArgs.builder()
+ *     .engine("vLLM").engineVersion("0.11.0").model("qwen/qwen3-8b")
+ *     .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("bfloat16").build())
+ *     .clientEndpoint("mooncake-master.kv.svc:50051").tenant("team-a")
+ *     .argsPath("spec.args").build());
+ * }</pre>
+ */
+public final class KvCacheArgs {
+  private final EngineRegistry engines;
+  private final AttachmentResolver resolver;
+
+  private KvCacheArgs(EngineRegistry engines) {
+    this.engines = engines;
+    this.resolver = new AttachmentResolver(engines);
+  }
+
+  /** Over {@code engines}, usually {@link EngineRegistry#load()}. */
+  public static KvCacheArgs of(EngineRegistry engines) {
+    return new KvCacheArgs(engines);
+  }
+
+  /**
+   * What a container gets, or why it gets nothing: the rendered argv (a managed container's whole
+   * command, or an injected container's new args), the environment (the workload's own entries with
+   * the owned ones written over), the client-config file to mount, the refusals at the caller's
+   * field paths, and warnings that do not stop it. Immutable.
+   */
+  public record Rendered(
+      List<String> argv,
+      List<EnvVar> env,
+      Optional<ClientConfigFile> clientConfig,
+      List<Problem> refusals,
+      List<String> warnings) {
+    public Rendered {
+      argv = List.copyOf(argv);
+      env = List.copyOf(env);
+      refusals = List.copyOf(refusals);
+      warnings = List.copyOf(warnings);
+    }
+
+    /** Whether nothing stops the workload: {@link #argv()} is what it runs. */
+    public boolean attaches() {
+      return refusals.isEmpty();
+    }
+
+    /**
+     * {@link #argv()}, or a {@link ProblemsException} listing every refusal under {@code subject}.
+     */
+    public List<String> argvOrThrow(String subject) {
+      Problems problems = Problems.create();
+      refusals.forEach(problems::add);
+      problems.throwIfAny(subject);
+      return argv;
+    }
+  }
+
+  /**
+   * The whole command of a container the caller builds: the engine's base argv for {@link
+   * WorkloadArgs#model()}, the connector args, the dtype args, the workload's own args, defaulted
+   * args and the listen fill, exactly as the reference operator renders a managed role.
+   */
+  public Rendered managedCommand(WorkloadArgs workload) {
+    String model =
+        workload
+            .model()
+            .orElseThrow(() -> new IllegalArgumentException("managedCommand needs a model"));
+    return render(
+        workload,
+        (engine, request, attachment) ->
+            engine.renderCommand(
+                ManagedRole.builder()
+                    .model(model)
+                    .addAllExtraArgs(workload.args())
+                    .port(workload.port())
+                    .engineVersion(workload.engineVersion())
+                    .attachment(request)
+                    .build()));
+  }
+
+  /**
+   * The new {@code args} of a container the caller did not build (its own {@code command} and
+   * {@code args} kept): connector args, defaulted args and the dtype args appended, exactly as the
+   * injection webhook patches a Pod.
+   */
+  public Rendered injectedArgs(WorkloadArgs workload) {
+    return render(
+        workload,
+        (engine, request, attachment) ->
+            engine.renderInjectedArgs(
+                workload.command(),
+                workload.args(),
+                workload.engineVersion(),
+                request,
+                attachment));
+  }
+
+  /**
+   * The refusals for the workload's own command and args alone: each flag the engine's connector
+   * owns, and each dtype flag while the dtype is owned, at the caller's field path.
+   */
+  public List<Problem> checkArgs(WorkloadArgs workload) {
+    Engine engine = engine(workload);
+    return engine == null ? List.of(unknownEngine(workload)) : ownedFlags(engine, workload);
+  }
+
+  /** Whether {@code engine} at {@code version} accepts {@code dtype}, and what it accepts. */
+  public DtypeVerdict checkDtype(String engine, String dtype, Optional<String> version) {
+    return engines.resolve(engine).checkDtype(dtype, version);
+  }
+
+  private interface Argv {
+    List<String> render(Engine engine, AttachmentRequest request, CacheAttachment attachment);
+  }
+
+  private Rendered render(WorkloadArgs workload, Argv argv) {
+    Engine engine = engine(workload);
+    if (engine == null) {
+      return refused(List.of(unknownEngine(workload)), List.of());
+    }
+    List<Problem> refusals = new ArrayList<>(ownedFlags(engine, workload));
+    List<String> warnings = new ArrayList<>();
+    DtypeRuling ruling =
+        resolver.ruleReadable(
+            workload.dtypeSource(),
+            workload.domain().dtype(),
+            engine,
+            workload.engineVersion(),
+            workload.settings());
+    switch (ruling.outcome()) {
+      case REJECTED ->
+          refusals.add(
+              Problem.builder()
+                  .field(workload.dtypePath())
+                  .type(ProblemType.INVALID)
+                  .value(workload.domain().dtype())
+                  .detail(ruling.message())
+                  .reason(ruling.outcome().reason())
+                  .build());
+      case UNVERIFIED -> warnings.add(ruling.message());
+      default -> {}
+    }
+    if (workload.settings().kvCacheDtypeOwned()) {
+      for (OwnedFlags.KvFormatHit hit :
+          OwnedFlags.kvFormatFlags(engine, workload.engineVersion(), all(workload))) {
+        warnings.add(
+            Message.KV_FORMAT_FLAG.detail(
+                field(workload, hit.occurrence().index()),
+                hit.occurrence().describe(engine.id()),
+                hit.effect()));
+      }
+    }
+    if (!refusals.isEmpty()) {
+      return refused(refusals, warnings);
+    }
+    AttachmentRequest request =
+        AttachmentRequest.builder()
+            .roleKind(workload.roleKind())
+            .engineVersion(workload.engineVersion())
+            .clientEndpoint(workload.clientEndpoint())
+            .domain(workload.domain())
+            .tenant(workload.tenant())
+            .dtypeOwned(ruling.renders())
+            .build();
+    CacheAttachment attachment = engine.attachment(request);
+    return new Rendered(
+        argv.render(engine, request, attachment),
+        engine.renderEnv(List.of(), attachment),
+        attachment.clientConfig(),
+        List.of(),
+        warnings);
+  }
+
+  private List<Problem> ownedFlags(Engine engine, WorkloadArgs workload) {
+    List<String> argv = all(workload);
+    List<Problem> problems = new ArrayList<>();
+    for (OwnedFlags.Hit hit :
+        OwnedFlags.find(
+            engine,
+            engine.flagReader(workload.engineVersion()),
+            argv,
+            workload.settings().kvCacheDtypeOwned())) {
+      FlagOccurrence o = hit.occurrence();
+      String field = field(workload, o.index());
+      String passes =
+          o.token().spelling().equals(o.flag())
+              ? ""
+              : " (this entry passes " + o.describe(engine.id()) + ")";
+      problems.add(
+          Problem.builder()
+              .field(field)
+              .type(ProblemType.FORBIDDEN)
+              .value(o.token().written())
+              .detail(
+                  hit.dtype()
+                      ? Message.ARGS_DTYPE_FLAG.detail(
+                          quote(o.flag()), workload.dtypeSource(), passes)
+                      : Message.ARGS_OWNED_FLAG.detail(
+                          quote(o.flag()), quote(engine.id()), o.describe(engine.id())))
+              .reason(hit.reason())
+              .build());
+    }
+    return problems;
+  }
+
+  /** The caller's field path of entry {@code index} of command-then-args. */
+  private static String field(WorkloadArgs workload, int index) {
+    int commands = workload.command().size();
+    return index < commands
+        ? workload.commandPath() + "[" + index + "]"
+        : workload.argsPath() + "[" + (index - commands) + "]";
+  }
+
+  private static List<String> all(WorkloadArgs workload) {
+    List<String> argv = new ArrayList<>(workload.command());
+    argv.addAll(workload.args());
+    return argv;
+  }
+
+  private Engine engine(WorkloadArgs workload) {
+    return engines.find(workload.engine()).orElse(null);
+  }
+
+  private Problem unknownEngine(WorkloadArgs workload) {
+    return Problem.builder()
+        .field(workload.enginePath())
+        .type(ProblemType.NOT_SUPPORTED)
+        .value(workload.engine())
+        .detail(engines.unknown(workload.engine()))
+        .build();
+  }
+
+  private static Rendered refused(List<Problem> refusals, List<String> warnings) {
+    return new Rendered(List.of(), List.of(), Optional.empty(), refusals, warnings);
+  }
+}
