@@ -11,9 +11,11 @@ import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,8 +66,17 @@ final class DomainFormats {
               Message.FORMAT_UNMAPPED.detail(
                   quote(engine.id()) + version.map(v -> " " + v).orElse(""), quote(dtype))));
     }
+    List<Candidate> candidates = others(binding, self, cluster, dtype);
+    if (!own.get().modelDependent()
+        && candidates.stream()
+            .allMatch(c -> c.format().modelDependent() || c.format() == own.get())) {
+      // Every attachment that names a format names ours: no earliest to find (the common case,
+      // and the one every reconcile of a large domain asks).
+      return new Finding(Optional.empty(), List.of());
+    }
     Member mine = new Member(self, engine, version, own.get());
-    List<Member> members = new ArrayList<>(others(binding, self, cluster, dtype));
+    List<Member> members = new ArrayList<>();
+    candidates.forEach(c -> members.add(c.member()));
     members.add(mine);
     members.sort(EARLIEST);
     if (own.get().modelDependent()) {
@@ -109,18 +120,37 @@ final class DomainFormats {
         List.of());
   }
 
+  /**
+   * Another attachment, its format already known: its workload (and with it the creation time,
+   * which takes parsing) is built only when the domain's earliest is needed.
+   */
+  private record Candidate(
+      String kind, ObjectMeta meta, Engine engine, Optional<String> version, KvFormat format) {
+    Member member() {
+      return new Member(Workload.stored(kind, meta), engine, version, format);
+    }
+  }
+
   /** The other attachments through {@code binding} whose engine maps the dtype to a format. */
-  private List<Member> others(
+  private List<Candidate> others(
       KVCachePoolBinding binding, Workload self, ClusterView cluster, String dtype) {
     String namespace = binding.getMetadata().getNamespace();
     String name = binding.getMetadata().getName();
-    List<Member> out = new ArrayList<>();
+    // Engines and versions repeat across a domain's attachments: resolve each pair once.
+    Map<List<Object>, Optional<KvFormat>> formats = new HashMap<>();
+    List<Candidate> out = new ArrayList<>();
     for (ModelDeployment md : cluster.modelDeployments(namespace)) {
       if (!md.attachesThrough(name)) {
         continue;
       }
-      Workload w = Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata());
-      member(w, md.getSpec().engine().name(), md.getSpec().engine().version(), dtype, self)
+      candidate(
+              Workload.MODEL_DEPLOYMENT,
+              md.getMetadata(),
+              md.getSpec().engine().name(),
+              md.getSpec().engine().version(),
+              dtype,
+              self,
+              formats)
           .ifPresent(out::add);
     }
     cluster.injectedPods(namespace).stream()
@@ -131,23 +161,36 @@ final class DomainFormats {
                 Pods.annotation(p, Keys.ENGINE)
                     .flatMap(
                         e ->
-                            member(
-                                Workload.stored(Workload.POD, p.getMetadata()),
+                            candidate(
+                                Workload.POD,
+                                p.getMetadata(),
                                 e,
                                 Pods.annotation(p, Keys.ENGINE_VERSION),
                                 dtype,
-                                self))
+                                self,
+                                formats))
                     .ifPresent(out::add));
     return out;
   }
 
-  private Optional<Member> member(
-      Workload w, String engineName, Optional<String> version, String dtype, Workload self) {
-    if (w.kind().equals(self.kind()) && w.name().equals(self.name())) {
+  private Optional<Candidate> candidate(
+      String kind,
+      ObjectMeta meta,
+      String engineName,
+      Optional<String> version,
+      String dtype,
+      Workload self,
+      Map<List<Object>, Optional<KvFormat>> formats) {
+    if (kind.equals(self.kind()) && meta.getName().equals(self.name())) {
       return Optional.empty();
     }
-    return engines
-        .find(engineName)
-        .flatMap(e -> e.kvFormat(dtype, version).map(f -> new Member(w, e, version, f)));
+    Optional<Engine> engine = engines.find(engineName);
+    if (engine.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<KvFormat> format =
+        formats.computeIfAbsent(
+            List.of(engine.get().id(), version), k -> engine.get().kvFormat(dtype, version));
+    return format.map(f -> new Candidate(kind, meta, engine.get(), version, f));
   }
 }

@@ -295,13 +295,15 @@ public final class WebhookServer implements AutoCloseable {
     if (!"POST".equals(exchange.getRequestMethod())) {
       return Reply.plain(405, "admission reviews are POSTed");
     }
-    String type = exchange.getRequestHeaders().getFirst("Content-Type");
-    if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-      return Reply.plain(415, "the content type must be application/json, not " + type);
-    }
+    // The body is read before any refusal, so a client still sending it gets the answer instead
+    // of a stalled connection.
     byte[] body = readBody(exchange);
     if (body == null) {
       return Reply.plain(413, "the body is larger than " + MAX_BODY_BYTES + " bytes");
+    }
+    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+    if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      return Reply.plain(415, "the content type must be application/json, not " + type);
     }
     JsonNode review;
     try {

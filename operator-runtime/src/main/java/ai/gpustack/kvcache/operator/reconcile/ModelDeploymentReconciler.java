@@ -42,6 +42,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +68,9 @@ public final class ModelDeploymentReconciler
   private final Clock clock;
   private final Optional<ReplicaObservations> observations;
 
+  /** UIDs of outdated replicas deleted and replaced in one pass: their delete events are spent. */
+  private final Set<String> replaced = ConcurrentHashMap.newKeySet();
+
   /** {@code observations} reads what the replicas' engines report, when present. */
   public ModelDeploymentReconciler(
       PodRenderer renderer,
@@ -86,11 +90,22 @@ public final class ModelDeploymentReconciler
   @Override
   public List<EventSource<?, ModelDeployment>> prepareEventSources(
       EventSourceContext<ModelDeployment> context) {
+    // A replica wakes its deployment when it turns Ready or un-Ready, starts terminating, or goes
+    // away without being replaced already; not for its own creation or the kubelet's other status
+    // writes, which change nothing the reconcile decides on.
     InformerEventSource<Pod, ModelDeployment> pods =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
                 .withName(REPLICAS)
                 .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
+                .withOnAddFilter(p -> false)
+                .withOnUpdateFilter(
+                    (after, before) ->
+                        Pods.ready(after) != Pods.ready(before)
+                            || !Objects.equals(
+                                after.getMetadata().getDeletionTimestamp(),
+                                before.getMetadata().getDeletionTimestamp()))
+                .withOnDeleteFilter((p, unknown) -> !replaced.remove(p.getMetadata().getUid()))
                 .build(),
             context);
     return List.of(
@@ -303,22 +318,33 @@ public final class ModelDeploymentReconciler
             && pods.stream().filter(p -> Pods.ordinal(p) < desired.size()).allMatch(Pods::ready);
     if (allReady
         && outdated.stream().noneMatch(p -> p.getMetadata().getDeletionTimestamp() != null)) {
+      Pod old = outdated.get(0);
       LOG.info(
           "replacing {}/{}: its pod-spec hash is outdated",
-          outdated.get(0).getMetadata().getNamespace(),
-          outdated.get(0).getMetadata().getName());
-      delete(client, outdated.get(0));
+          old.getMetadata().getNamespace(),
+          old.getMetadata().getName());
+      // Where the API server removes it at once, its replacement goes in the same pass; one that
+      // is still terminating is replaced when its delete event comes.
+      String uid = old.getMetadata().getUid();
+      replaced.add(uid);
+      delete(client, old);
+      if (!create(client, desired.get(Pods.ordinal(old)))) {
+        replaced.remove(uid);
+      }
     }
     return true;
   }
 
-  private static void create(KubernetesClient client, Pod pod) {
+  /** Creates {@code pod}; false when its name is still taken (a replica still terminating). */
+  private static boolean create(KubernetesClient client, Pod pod) {
     try {
       client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
+      return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;
       }
+      return false;
     }
   }
 
