@@ -234,17 +234,27 @@ class OperatorIT {
         .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getMetadata().getUid()));
   }
 
+  /** Edits the replica count as a user would: again on a conflict with the operator's writes. */
   private void replicas(int n) {
-    cluster
-        .client()
-        .resources(ModelDeployment.class)
-        .inNamespace("ns")
-        .withName("v")
-        .edit(
-            md -> {
-              md.setSpec(md.getSpec().withRoles(md.getSpec().roles().get(0).withReplicas(n)));
-              return md;
-            });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        cluster
+            .client()
+            .resources(ModelDeployment.class)
+            .inNamespace("ns")
+            .withName("v")
+            .edit(
+                md -> {
+                  md.setSpec(md.getSpec().withRoles(md.getSpec().roles().get(0).withReplicas(n)));
+                  return md;
+                });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   @Test

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,6 +50,10 @@ public final class ReplicaSets implements AutoCloseable {
   private final KubernetesClient client;
   private final BiConsumer<Deployment, String> failedCreate;
   private final Map<String, String> refusals = new ConcurrentHashMap<>();
+
+  /** UIDs of Deployments the informer saw deleted: a retry holding a stale copy syncs nothing. */
+  private final Set<String> deleted = ConcurrentHashMap.newKeySet();
+
   private final SharedIndexInformer<Deployment> deployments;
   private final SharedIndexInformer<Pod> pods;
   private final ScheduledExecutorService retries =
@@ -161,23 +166,17 @@ public final class ReplicaSets implements AutoCloseable {
    * API server, so a sync that raced the deletion cannot leave a Pod behind.
    */
   private synchronized void removed(Deployment deployment) {
+    deleted.add(deployment.getMetadata().getUid());
     refusals.remove(deployment.getMetadata().getUid());
     owned(deployment).forEach(this::delete);
   }
 
-  /** Whether the informer has seen {@code deployment} deleted (a retry may hold a stale copy). */
+  /**
+   * Whether the informer has seen {@code deployment} deleted (a retry may hold a stale copy). One
+   * the informer has not seen yet, just created, is not gone.
+   */
   private boolean gone(Deployment deployment) {
-    if (deployments == null) {
-      return false; // an event delivered while the constructor still runs
-    }
-    Deployment seen =
-        deployments
-            .getStore()
-            .getByKey(
-                deployment.getMetadata().getNamespace() + "/" + deployment.getMetadata().getName());
-    return deployments.hasSynced()
-        && (seen == null
-            || !Objects.equals(seen.getMetadata().getUid(), deployment.getMetadata().getUid()));
+    return deleted.contains(deployment.getMetadata().getUid());
   }
 
   private void resync(Deployment deployment) {
