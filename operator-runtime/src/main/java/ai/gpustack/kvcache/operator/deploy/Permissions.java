@@ -21,7 +21,9 @@ public final class Permissions {
   /** Cluster-wide: the resources the operator reconciles and the Pods it runs. */
   public static List<PolicyRule> cluster() {
     return List.of(
-        rule(WORKER, List.of("modeldeployments"), "list", "watch", "patch"),
+        // get: the Java Operator SDK re-reads a deployment whose status or finalizer patch met a
+        // conflict; without it a conflicting finalizer removal is refused and the deletion hangs
+        rule(WORKER, List.of("modeldeployments"), "get", "list", "watch", "patch"),
         rule(WORKER, List.of("modeldeployments/status"), "patch"),
         rule(WORKER, List.of("kvcachepoolbindings"), "get", "list", "watch", "patch"),
         rule(WORKER, List.of("kvcachepoolbindings/status"), "patch", "update"),

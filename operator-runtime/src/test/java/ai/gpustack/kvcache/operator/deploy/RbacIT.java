@@ -247,9 +247,15 @@ class RbacIT {
     }
     assertThat(clusterGrants)
         .as("granted cluster-wide but used only in " + Settings.NAMESPACE + " (or not at all)")
-        .allMatch(usedOutsideSystem::contains);
+        .allMatch(g -> usedOutsideSystem.contains(g) || ON_CONFLICT.contains(g));
     assertThat(systemGrants).as("granted but never used").allMatch(usedInSystem::contains);
   }
+
+  /**
+   * Grants used only when a write meets a conflict (the Java Operator SDK then re-reads the
+   * primary), so a run may or may not exercise them.
+   */
+  static final Set<String> ON_CONFLICT = Set.of("worker.gpustack.ai modeldeployments get");
 
   static String key(Access a) {
     return (a.group().isEmpty() ? "core" : a.group()) + " " + a.resource() + " " + a.verb();
