@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.gpustack.kvcache.api.Dtype;
-import ai.gpustack.kvcache.api.ReuseDomain;
+import ai.gpustack.kvcache.api.RoleKind;
 import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.Engine;
@@ -111,22 +111,24 @@ public abstract class ArgparseDifferentialTest {
       if (!argparse(dialect)) {
         continue;
       }
-      Optional<String> version = inventory.versions().from().map(Object::toString);
+      // a version of this range, also for one open below (none would render the newest)
+      String at = KitChecks.representative(inventory);
+      Optional<String> version = Optional.of(at);
       List<List<String>> cases = new ArrayList<>();
       List<Map<String, String>> expected = new ArrayList<>();
-      cases.add(options(engine().renderCommand(role(List.of(), version, dtype))));
+      cases.add(options(engine().renderCommand(role(List.of(), at, dtype))));
       expected.add(bindings);
       FlagReader reader = new FlagReader(dialect, inventory);
       for (String target : targets) {
         for (String own : ownSpellings(reader, inventory, target)) {
           List<String> extra = own.contains("=") ? List.of(own) : List.of(own, "own");
-          cases.add(options(engine().renderCommand(role(extra, version, dtype))));
+          cases.add(options(engine().renderCommand(role(extra, at, dtype))));
           Map<String, String> wins = new LinkedHashMap<>(bindings);
           wins.put(target, "own");
           expected.add(wins);
         }
       }
-      AttachmentRequest request = attachment(dtype);
+      AttachmentRequest request = KitChecks.request(RoleKind.Server, at, dtype);
       List<String> theirs = new ArrayList<>();
       targets.forEach(t -> theirs.addAll(List.of(t, "theirs")));
       cases.add(
@@ -328,19 +330,12 @@ public abstract class ArgparseDifferentialTest {
         .orElseThrow();
   }
 
-  private static AttachmentRequest attachment(String dtype) {
-    return AttachmentRequest.builder()
-        .clientEndpoint("master:50051")
-        .domain(ReuseDomain.builder().blockSize(16).dtype(dtype).build())
-        .build();
-  }
-
-  private ManagedRole role(List<String> extraArgs, Optional<String> version, String dtype) {
+  private ManagedRole role(List<String> extraArgs, String version, String dtype) {
     return ManagedRole.builder()
         .model("org/model")
         .addAllExtraArgs(extraArgs)
         .engineVersion(version)
-        .attachment(attachment(dtype))
+        .attachment(KitChecks.request(RoleKind.Server, version, dtype))
         .build();
   }
 

@@ -234,10 +234,8 @@ public final class KvCacheArgs {
 
   /** The caller's field path of entry {@code index} of command-then-args. */
   private static String field(WorkloadArgs workload, int index) {
-    int commands = workload.command().size();
-    return index < commands
-        ? workload.commandPath() + "[" + index + "]"
-        : workload.argsPath() + "[" + (index - commands) + "]";
+    return OwnedFlags.entryPath(
+        workload.commandPath(), workload.argsPath(), workload.command().size(), index);
   }
 
   private static List<String> all(WorkloadArgs workload) {

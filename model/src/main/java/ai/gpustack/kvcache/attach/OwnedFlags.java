@@ -36,6 +36,16 @@ public final class OwnedFlags {
   private OwnedFlags() {}
 
   /**
+   * Where entry {@code index} of an argv scanned as {@code commandSize} command entries followed by
+   * the args lives: {@code commandPath[index]} or {@code argsPath[index - commandSize]}.
+   */
+  public static String entryPath(String commandPath, String argsPath, int commandSize, int index) {
+    return index < commandSize
+        ? commandPath + "[" + index + "]"
+        : argsPath + "[" + (index - commandSize) + "]";
+  }
+
+  /**
    * Every flag in {@code argv} that changes the KV representation beside the dtype flag ({@link
    * FlagInventory#kvFormatFlags()} of the engine at {@code version}), as that version reads it. Not
    * refused, since the engines allow them; warned while the dtype is owned, since the domain's

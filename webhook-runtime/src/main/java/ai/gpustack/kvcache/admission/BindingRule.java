@@ -47,9 +47,10 @@ final class BindingRule implements Rule {
     if (request.isCreate()) {
       shape(spec, problems);
       String dtype = spec.domain().dtype();
-      if (cluster.settings().kvCacheDtypeOwned() && Dtype.AUTO.equals(dtype)) {
+      boolean owned = cluster.settings().kvCacheDtypeOwned();
+      if (owned && Dtype.AUTO.equals(dtype)) {
         problems.invalid("spec.domain.dtype", Dtype.AUTO, Message.BINDING_DTYPE_AUTO.detail());
-      } else if (cluster.settings().kvCacheDtypeOwned() && dtype != null) {
+      } else if (owned && dtype != null) {
         List<String> modelDtype = engines.leavingModelDtype(dtype);
         if (!modelDtype.isEmpty()) {
           problems.invalid(

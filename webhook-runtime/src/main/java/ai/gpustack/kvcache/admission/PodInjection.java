@@ -164,9 +164,7 @@ final class PodInjection implements Rule {
           int index = hit.occurrence().index();
           warnings.add(
               Message.KV_FORMAT_FLAG.detail(
-                  index < command.size()
-                      ? at + ".command[" + index + "]"
-                      : at + ".args[" + (index - command.size()) + "]",
+                  OwnedFlags.entryPath(at + ".command", at + ".args", command.size(), index),
                   hit.occurrence().describe(e.id()),
                   hit.effect()));
         }
@@ -220,10 +218,7 @@ final class PodInjection implements Rule {
                   quote(container.name()), o.describe(engine.id()), quote(engine.id()));
       problems.add(
           Problem.builder()
-              .field(
-                  o.index() < command.size()
-                      ? at + ".command[" + o.index() + "]"
-                      : at + ".args[" + (o.index() - command.size()) + "]")
+              .field(OwnedFlags.entryPath(at + ".command", at + ".args", command.size(), o.index()))
               .type(ProblemType.FORBIDDEN)
               .detail(detail)
               .reason(hit.reason())
