@@ -13,6 +13,8 @@ import ai.gpustack.kvcache.operator.reconcile.SettingReconciler;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
@@ -25,6 +27,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The reference operator: the Java Operator SDK without server-side apply (so a real cluster and
@@ -33,6 +43,8 @@ import java.util.Optional;
  */
 public final class KvCacheOperator implements AutoCloseable {
   public static final String LEASE = "kvcache-operator";
+
+  private static final Logger LOG = LoggerFactory.getLogger(KvCacheOperator.class);
 
   /** Reading one replica's report: a short timeout, a cap on the answer, four at a time. */
   static final Duration OBSERVE_TIMEOUT = Duration.ofSeconds(5);
@@ -43,6 +55,8 @@ public final class KvCacheOperator implements AutoCloseable {
   private final Operator operator;
   private final Optional<HealthServer> health;
   private final Optional<ReplicaObservations> observations;
+  private final ScheduledExecutorService background;
+  private final AtomicBoolean closing;
 
   /** How one operator process runs. */
   public record Options(
@@ -51,10 +65,12 @@ public final class KvCacheOperator implements AutoCloseable {
       Optional<InetSocketAddress> health,
       Map<String, String> environment,
       Clock clock,
-      boolean observeReplicas) {
+      boolean observeReplicas,
+      LeaseLost onLeaseLost,
+      BooleanSupplier alsoReady) {
     /**
-     * Leader election as {@code identity}, health on {@code health}, the process environment, and
-     * what the replicas' engines report read.
+     * Leader election as {@code identity}, health on {@code health}, the process environment, what
+     * the replicas' engines report read, and reconciling stopped when the lease is lost.
      */
     public static Options defaults(String identity, InetSocketAddress health) {
       return new Options(
@@ -63,17 +79,63 @@ public final class KvCacheOperator implements AutoCloseable {
           Optional.of(health),
           System.getenv(),
           Clock.systemUTC(),
-          true);
+          true,
+          LeaseLost.STOP_RECONCILING,
+          () -> true);
     }
+
+    /** These options with {@code onLeaseLost}. */
+    public Options onLeaseLost(LeaseLost onLeaseLost) {
+      return new Options(
+          leaseIdentity,
+          leaseDuration,
+          health,
+          environment,
+          clock,
+          observeReplicas,
+          onLeaseLost,
+          alsoReady);
+    }
+
+    /** These options with {@code /readyz} also waiting for {@code alsoReady} (a webhook). */
+    public Options alsoReady(BooleanSupplier alsoReady) {
+      return new Options(
+          leaseIdentity,
+          leaseDuration,
+          health,
+          environment,
+          clock,
+          observeReplicas,
+          onLeaseLost,
+          alsoReady);
+    }
+  }
+
+  /**
+   * What a process does once another identity holds the lease it held. Either way it writes nothing
+   * more as the leader: two leaders would both replace replicas.
+   */
+  public enum LeaseLost {
+    /** Stop every controller; the process (an embedding one, a test) carries on. */
+    STOP_RECONCILING,
+    /**
+     * Halt the process at once, with exit code 1 and no shutdown hooks that could still write; a
+     * restarted container rejoins as a follower ({@code kvcache run}).
+     */
+    EXIT
   }
 
   private KvCacheOperator(
       Operator operator,
       Optional<HealthServer> health,
-      Optional<ReplicaObservations> observations) {
+      Optional<ReplicaObservations> observations,
+      ScheduledExecutorService background,
+      AtomicBoolean closing) {
     this.operator = operator;
     this.health = health;
     this.observations = observations;
+    this.background = background;
+    this.closing = closing;
   }
 
   /** Starts reconciling; returns once the operator runs (or waits for its lease). */
@@ -82,7 +144,18 @@ public final class KvCacheOperator implements AutoCloseable {
       EngineRegistry engines,
       PrometheusMeterRegistry registry,
       Options options) {
-    SettingReconciler.bootstrap(client, options.environment());
+    ScheduledExecutorService background =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kvcache-settings-bootstrap");
+              t.setDaemon(true);
+              return t;
+            });
+    if (!SettingReconciler.bootstrap(client, options.environment())) {
+      retryBootstrap(background, client, options.environment());
+    }
+    AtomicBoolean closing = new AtomicBoolean();
+    AtomicReference<Operator> started = new AtomicReference<>();
     Operator operator =
         new Operator(
             o -> {
@@ -94,8 +167,21 @@ public final class KvCacheOperator implements AutoCloseable {
               options
                   .leaseIdentity()
                   .ifPresent(
-                      id -> o.withLeaderElectionConfiguration(lease(id, options.leaseDuration())));
+                      id ->
+                          o.withLeaderElectionConfiguration(
+                              lease(
+                                  id,
+                                  options.leaseDuration(),
+                                  new LeaderCallbacks(
+                                      () -> LOG.info("leading as {}", id),
+                                      () -> {
+                                        if (!closing.get()) {
+                                          leaseLost(id, options.onLeaseLost(), started.get());
+                                        }
+                                      },
+                                      leader -> LOG.info("the lease is held by {}", leader)))));
             });
+    started.set(operator);
     Events events = new Events(client);
     Optional<ReplicaObservations> observations =
         options.observeReplicas()
@@ -127,22 +213,63 @@ public final class KvCacheOperator implements AutoCloseable {
                         () -> operator.getRuntimeInfo().isStarted(),
                         () ->
                             operator.getRuntimeInfo().isStarted()
-                                && operator.getRuntimeInfo().allEventSourcesAreHealthy(),
+                                && operator.getRuntimeInfo().allEventSourcesAreHealthy()
+                                && options.alsoReady().getAsBoolean(),
                         registry);
                   } catch (IOException e) {
                     throw new UncheckedIOException("cannot listen on " + address, e);
                   }
                 });
-    return new KvCacheOperator(operator, health, observations);
+    return new KvCacheOperator(operator, health, observations, background, closing);
   }
 
-  private static LeaderElectionConfiguration lease(String identity, Duration duration) {
+  /** Settings the API server refused to create are tried again every 5 s until they exist. */
+  private static void retryBootstrap(
+      ScheduledExecutorService background, KubernetesClient client, Map<String, String> env) {
+    background.schedule(
+        () -> {
+          boolean done;
+          try {
+            done = SettingReconciler.bootstrap(client, env);
+          } catch (KubernetesClientException e) {
+            LOG.warn("cannot read the Settings: {}", e.getMessage());
+            done = false;
+          }
+          if (!done) {
+            retryBootstrap(background, client, env);
+          }
+        },
+        5,
+        TimeUnit.SECONDS);
+  }
+
+  private static void leaseLost(String identity, LeaseLost action, Operator operator) {
+    LOG.error(
+        "{} lost the lease {}/{}: another identity holds it; {}",
+        identity,
+        Settings.NAMESPACE,
+        LEASE,
+        action == LeaseLost.EXIT
+            ? "exiting (1) so that a restart rejoins as a follower"
+            : "stopping every controller");
+    if (action == LeaseLost.EXIT) {
+      Runtime.getRuntime().halt(1);
+    }
+    // Not on the elector's own thread: stopping the operator stops the elector, which waits for it.
+    Thread stop = new Thread(operator::stop, "kvcache-lease-lost");
+    stop.setDaemon(true);
+    stop.start();
+  }
+
+  private static LeaderElectionConfiguration lease(
+      String identity, Duration duration, LeaderCallbacks callbacks) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(LEASE)
         .withLeaseNamespace(Settings.NAMESPACE)
         .withIdentity(identity)
         .withLeaseDuration(duration)
         .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
         .withRetryPeriod(duration.dividedBy(7))
+        .withLeaderCallbacks(callbacks)
         .withExitOnStopLeading(false)
         .build();
   }
@@ -159,6 +286,9 @@ public final class KvCacheOperator implements AutoCloseable {
   /** Stops reconciling and lets go of the lease. */
   @Override
   public void close() {
+    // Letting go of the lease here is no loss of it.
+    closing.set(true);
+    background.shutdownNow();
     health.ifPresent(HealthServer::close);
     operator.stop();
     observations.ifPresent(ReplicaObservations::close);

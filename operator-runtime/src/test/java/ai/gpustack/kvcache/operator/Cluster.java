@@ -47,7 +47,14 @@ final class Cluster implements AutoCloseable {
         EngineRegistry.load(),
         new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
         new KvCacheOperator.Options(
-            lease, Duration.ofSeconds(2), health, Map.of(), Clock.systemUTC(), true));
+            lease,
+            Duration.ofSeconds(2),
+            health,
+            Map.of(),
+            Clock.systemUTC(),
+            true,
+            KvCacheOperator.LeaseLost.STOP_RECONCILING,
+            () -> true));
   }
 
   /** Creates every document of {@code yaml}; throws when admission refuses one. */

@@ -80,7 +80,9 @@ class DashboardIT {
                     Optional.empty(),
                     Map.of(),
                     Clock.systemUTC(),
-                    true));
+                    true,
+                    KvCacheOperator.LeaseLost.STOP_RECONCILING,
+                    () -> true));
         WebhookServer webhook =
             WebhookServer.builder()
                 .address(new InetSocketAddress("127.0.0.1", 0))

@@ -94,7 +94,9 @@ class K3sClusterIT {
                   Optional.empty(),
                   Map.of(),
                   Clock.systemUTC(),
-                  true))) {
+                  true,
+                  KvCacheOperator.LeaseLost.STOP_RECONCILING,
+                  () -> true))) {
         TestObjects.apply(client, OperatorIT.md("v", "vLLM", "chat", 2, ""));
         TestObjects.await(
             "two replicas",

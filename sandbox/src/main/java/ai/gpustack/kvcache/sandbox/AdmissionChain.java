@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * What a real API server does with a write before storing it: every matching mutating webhook in
@@ -37,21 +38,46 @@ final class AdmissionChain {
       List<RuleWithOperations> rules,
       LabelSelector objects,
       LabelSelector namespaces,
+      String failurePolicy,
+      WebhookClientConfig client,
       Route route) {
     Hook(
         String name,
         List<RuleWithOperations> rules,
         LabelSelector objects,
         LabelSelector namespaces,
+        String failurePolicy,
         WebhookClientConfig client) {
       this(
           name,
           rules,
           objects,
           namespaces,
+          failurePolicy,
+          client,
           Route.forPath(client.getService().getPath()).orElseThrow());
     }
+
+    /** What the API server answers when the webhook's Service has no Ready endpoint. */
+    String unreachable() {
+      var service = client.getService();
+      return "Internal error occurred: failed calling webhook \""
+          + name
+          + "\": failed to call webhook: Post \"https://"
+          + service.getName()
+          + "."
+          + service.getNamespace()
+          + ".svc:"
+          + service.getPort()
+          + service.getPath()
+          + "?timeout=10s\": no endpoints available for service \""
+          + service.getName()
+          + "\"";
+    }
   }
+
+  /** Whether the webhook Service has a Ready endpoint (a cluster that runs the operator has). */
+  private volatile BooleanSupplier endpoints = () -> true;
 
   AdmissionChain(EngineRegistry engines) {
     this.engines = engines;
@@ -64,6 +90,7 @@ final class AdmissionChain {
               w.getRules(),
               w.getObjectSelector(),
               w.getNamespaceSelector(),
+              w.getFailurePolicy(),
               w.getClientConfig()));
     }
     for (ValidatingWebhook w : WebhookConfigurations.validating(target, Map.of()).getWebhooks()) {
@@ -73,8 +100,18 @@ final class AdmissionChain {
               w.getRules(),
               w.getObjectSelector(),
               w.getNamespaceSelector(),
+              w.getFailurePolicy(),
               w.getClientConfig()));
     }
+  }
+
+  /**
+   * From now on, whether the webhook Service has an endpoint: while {@code ready} is false, a write
+   * a webhook selects fails as the API server fails it ({@code failurePolicy: Fail}) or passes
+   * unreviewed ({@code Ignore}).
+   */
+  void endpoints(BooleanSupplier ready) {
+    this.endpoints = ready;
   }
 
   /** The chain's answer to one write. */
@@ -97,6 +134,12 @@ final class AdmissionChain {
     for (Hook hook : hooks) {
       if (!matches(hook, operation, path, namespace, current, oldObject)) {
         continue;
+      }
+      if (!endpoints.getAsBoolean()) {
+        if ("Ignore".equals(hook.failurePolicy())) {
+          continue;
+        }
+        return new Outcome(false, current, List.of(), 500, hook.unreachable());
       }
       Decision d =
           admission.decide(

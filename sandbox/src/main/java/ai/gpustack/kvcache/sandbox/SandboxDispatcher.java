@@ -88,6 +88,11 @@ final class SandboxDispatcher extends Dispatcher {
     this.admission = on;
   }
 
+  /** Whether the webhook Service has a Ready endpoint; see {@link AdmissionChain#endpoints}. */
+  void webhookEndpoints(java.util.function.BooleanSupplier ready) {
+    chain.endpoints(ready);
+  }
+
   /** Hands every request to {@code recorder} first (an audit log, for tests of permissions). */
   void record(Consumer<RecordedRequest> recorder) {
     this.recorder = recorder;
@@ -878,7 +883,13 @@ final class SandboxDispatcher extends Dispatcher {
     refusals.accept(outcome.message());
     return status(
         Statuses.of(
-            outcome.code(), outcome.code() == 400 ? "BadRequest" : "Forbidden", outcome.message()));
+            outcome.code(),
+            switch (outcome.code()) {
+              case 400 -> "BadRequest";
+              case 500 -> "InternalError";
+              default -> "Forbidden";
+            },
+            outcome.message()));
   }
 
   private static MockResponse status(Statuses.Status status) {

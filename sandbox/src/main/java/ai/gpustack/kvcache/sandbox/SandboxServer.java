@@ -76,6 +76,15 @@ public final class SandboxServer implements AutoCloseable {
   }
 
   /**
+   * Whether the webhook Service has a Ready endpoint, as a first install sees it: until {@code
+   * ready} answers true, a write a {@code failurePolicy: Fail} webhook selects fails with the API
+   * server's "no endpoints available" error.
+   */
+  public void webhookEndpoints(java.util.function.BooleanSupplier ready) {
+    dispatcher.webhookEndpoints(ready);
+  }
+
+  /**
    * From now on, the method, path and user agent of every request, as the API server's audit log
    * would have them: {@code "GET /api/v1/pods?watch=true kvcache-operator"}.
    */

@@ -30,8 +30,14 @@ final class Clients {
     return build(config);
   }
 
-  static KubernetesClient create(Path kubeconfig) {
-    return build(config(kubeconfig));
+  /**
+   * A client for a long-running process; {@code userAgent} names it in the API server's audit log
+   * (which of two operator replicas wrote an object).
+   */
+  static KubernetesClient create(Path kubeconfig, String userAgent) {
+    Config config = config(kubeconfig);
+    config.setUserAgent(userAgent);
+    return build(config);
   }
 
   /**

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Option;
       "Runs the reference operator against a cluster (kubeconfig, or in-cluster), with leader"
           + " election on a Lease in gpustack-system, health and metrics on --health-listen, and"
           + " the admission webhook in the same process unless --no-webhook.",
-      "Exit codes: 0 stopped by a signal; 1 the cluster could not be read at start; 2 bad"
+      "Exit codes: 0 stopped by a signal; 1 the cluster could not be read at start, or another"
+          + " identity took the lease this process held (a restart rejoins as a follower); 2 bad"
           + " arguments, an unreadable kubeconfig or certificate."
     })
 final class RunCommand implements Callable<Integer> {
@@ -125,32 +127,23 @@ final class RunCommand implements Callable<Integer> {
     EngineRegistry engines = EngineRegistry.load();
     KubernetesClient client;
     try {
-      client = Clients.create(kubeconfig);
+      client = Clients.create(kubeconfig, "kvcache-operator/" + id);
     } catch (UncheckedIOException e) {
       spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
       return 2;
     }
     CountDownLatch stop = new CountDownLatch(1);
+    InformerClusterView view = null;
+    WebhookServer webhook = null;
     try (client;
         CertificateKeeper keeper =
             noWebhook || !selfSigned
                 ? null
                 : CertificateKeeper.start(
-                    client, Files.createTempDirectory("kvcache-webhook-"), Clock.systemUTC());
-        KvCacheOperator operator =
-            KvCacheOperator.start(
-                client,
-                engines,
-                registry,
-                new KvCacheOperator.Options(
-                    Optional.of(id),
-                    Duration.ofSeconds(15),
-                    Optional.of(Listen.parse(healthListen)),
-                    System.getenv(),
-                    Clock.systemUTC(),
-                    !noObserve))) {
-      InformerClusterView view = null;
-      WebhookServer webhook = null;
+                    client, Files.createTempDirectory("kvcache-webhook-"), Clock.systemUTC())) {
+      // The webhook listens before the operator writes anything: on a first install the API server
+      // calls it (through the Service, so once this process is Ready) for the Settings the
+      // operator creates.
       if (!noWebhook) {
         ReloadingKeyManager keys =
             keeper != null
@@ -167,22 +160,41 @@ final class RunCommand implements Callable<Integer> {
                 .tuneJvmWideHttpServer(true)
                 .start();
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-      spec.commandLine()
-          .getErr()
-          .println(
-              "kvcache operator running as "
-                  + id
-                  + (operator.ready() ? "" : " (syncing)")
-                  + (webhook == null ? "" : "; webhook on " + webhookListen));
-      stop.await();
-      if (webhook != null) {
-        webhook.close();
-        view.close();
+      BooleanSupplier webhookReady = view == null ? () -> true : view::synced;
+      try (KvCacheOperator operator =
+          KvCacheOperator.start(
+              client,
+              engines,
+              registry,
+              new KvCacheOperator.Options(
+                  Optional.of(id),
+                  Duration.ofSeconds(15),
+                  Optional.of(Listen.parse(healthListen)),
+                  System.getenv(),
+                  Clock.systemUTC(),
+                  !noObserve,
+                  KvCacheOperator.LeaseLost.EXIT,
+                  webhookReady))) {
+        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+        spec.commandLine()
+            .getErr()
+            .println(
+                "kvcache operator running as "
+                    + id
+                    + (operator.ready() ? "" : " (syncing)")
+                    + (webhook == null ? "" : "; webhook on " + webhookListen));
+        stop.await();
       }
     } catch (KubernetesClientException e) {
       spec.commandLine().getErr().println("kvcache run: " + Clients.unreachable(client, e));
       return 1;
+    } finally {
+      if (webhook != null) {
+        webhook.close();
+      }
+      if (view != null) {
+        view.close();
+      }
     }
     return 0;
   }

@@ -92,7 +92,9 @@ public final class Sandbox implements AutoCloseable {
                 Optional.empty(),
                 Map.of(),
                 Clock.systemUTC(),
-                true));
+                true,
+                KvCacheOperator.LeaseLost.STOP_RECONCILING,
+                () -> true));
     Events replicaSetEvents = new Events(client, "replicaset-controller");
     ReplicaSets replicaSets =
         new ReplicaSets(

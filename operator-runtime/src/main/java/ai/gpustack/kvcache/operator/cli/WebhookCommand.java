@@ -57,7 +57,7 @@ final class WebhookCommand implements Callable<Integer> {
     }
     KubernetesClient client;
     try {
-      client = Clients.create(kubeconfig);
+      client = Clients.create(kubeconfig, "kvcache-webhook");
     } catch (UncheckedIOException e) {
       spec.commandLine().getErr().println("kvcache webhook: " + e.getMessage());
       return 2;

@@ -26,34 +26,46 @@ import org.slf4j.LoggerFactory;
 public final class SettingReconciler implements Reconciler<Setting> {
   private static final Logger LOG = LoggerFactory.getLogger(SettingReconciler.class);
 
-  /** Creates every catalog Setting that is missing; existing ones are left as they are. */
-  public static void bootstrap(KubernetesClient client, Map<String, String> environment) {
+  /**
+   * Creates every catalog Setting that is missing; existing ones are left as they are. Returns
+   * whether every Setting now exists. A read that fails throws (the cluster cannot be read); a
+   * create the API server refuses is logged and left for the next call: on a first install the
+   * Settings webhook has no endpoint until this very process is Ready, so the create must wait.
+   */
+  public static boolean bootstrap(KubernetesClient client, Map<String, String> environment) {
+    boolean complete = true;
     for (SettingDefinition definition : Settings.catalog()) {
       Setting setting = new Setting();
       setting.getMetadata().setName(definition.name());
       setting.getMetadata().setNamespace(Settings.NAMESPACE);
       String seed = environment.getOrDefault(definition.seedVariable(), definition.defaultValue());
       setting.setSpec(ai.gpustack.kvcache.api.SettingSpec.builder().value(seed).build());
-      try {
-        if (client
-                .resources(Setting.class)
-                .inNamespace(Settings.NAMESPACE)
-                .withName(definition.name())
-                .get()
-            == null) {
-          client
+      if (client
               .resources(Setting.class)
               .inNamespace(Settings.NAMESPACE)
-              .resource(setting)
-              .create();
-          LOG.info("created Setting {} = {}", definition.name(), seed);
-        }
+              .withName(definition.name())
+              .get()
+          != null) {
+        continue;
+      }
+      try {
+        client.resources(Setting.class).inNamespace(Settings.NAMESPACE).resource(setting).create();
+        LOG.info("created Setting {} = {}", definition.name(), seed);
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
-          throw e;
+          LOG.warn(
+              "cannot create Setting {}/{} yet (its default {} is in force meanwhile): HTTP {} {};"
+                  + " trying again",
+              Settings.NAMESPACE,
+              definition.name(),
+              definition.defaultValue(),
+              e.getCode(),
+              e.getStatus() == null ? e.getMessage() : e.getStatus().getMessage());
+          complete = false;
         }
       }
     }
+    return complete;
   }
 
   @Override

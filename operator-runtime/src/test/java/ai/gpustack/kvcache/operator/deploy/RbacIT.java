@@ -173,7 +173,9 @@ class RbacIT {
                     Optional.empty(),
                     Map.of(),
                     Clock.systemUTC(),
-                    true));
+                    true,
+                    KvCacheOperator.LeaseLost.STOP_RECONCILING,
+                    () -> true));
         try {
           await("the lease", operator::ready);
           TestObjects.apply(test, BASE);
