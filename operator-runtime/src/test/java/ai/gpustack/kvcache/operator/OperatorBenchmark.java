@@ -58,15 +58,19 @@ import org.junit.jupiter.api.Test;
  * kvcache.bench.deployments} (500) pool-attached vLLM deployments of 4 replicas, each run on a
  * fresh cluster. Measures the cold start (start to every Pod rendered and Ready), the roll after a
  * Setting flip (every Pod replaced, one per deployment at a time) and back, reconciles per
- * deployment per roll, and the retained heap after a full GC; for the operator as it ships
- * (observing every Ready replica's engine), without observation, and for a same-work floor: a
- * minimal Java Operator SDK controller that creates the same Pods, replaces them the same way on
- * the same trigger and writes one status field, with none of the rules. Prints the operator/floor
- * ratios ({@code -Dkvcache.bench.observing=false} skips the observing run). Numbers are printed,
- * not asserted. Run with {@code ./mvnw -B -Pbench verify -pl operator-runtime -am}.
+ * deployment per roll, the retained heap after a full GC, and the CPU time of the operator's
+ * process beside that of the cluster (the sandbox API server and kubelet, in this JVM); for the
+ * operator as it ships (observing every Ready replica's engine), without observation, and for a
+ * same-work floor: a minimal Java Operator SDK controller that creates the same Pods, replaces them
+ * the same way on the same trigger and writes one status field, with none of the rules. Prints the
+ * operator/floor ratios ({@code -Dkvcache.bench.observing=false} skips the observing run). With
+ * {@code -Dkvcache.bench.series=250,500,1000,2000} it runs the operator (without observation) and
+ * the floor at each size instead, prints the cost curve and writes it into docs/operating.md's
+ * Capacity table. Numbers are printed, not asserted. Run with {@code ./mvnw -B -Pbench verify -pl
+ * operator-runtime -am}.
  */
 class OperatorBenchmark {
-  static final int DEPLOYMENTS = Integer.getInteger("kvcache.bench.deployments", 500);
+  static final int DEFAULT_DEPLOYMENTS = Integer.getInteger("kvcache.bench.deployments", 500);
   static final int REPLICAS = 4;
   static final Duration PATIENCE = Duration.ofMinutes(20);
 
@@ -87,7 +91,14 @@ class OperatorBenchmark {
   }
 
   /** What one controller took on one fresh cluster. */
-  record Result(Duration coldStart, Duration roll, double reconcilesPerDeploymentPerRoll) {
+  record Result(
+      int deployments,
+      Duration coldStart,
+      Duration roll,
+      double reconcilesPerDeploymentPerRoll,
+      double heapMiB,
+      Cpu coldStartCpu,
+      Cpu rollCpu) {
     void print(String who) {
       System.out.printf(
           "%s cold start: %.1f s%n%s roll: %.1f s%n%s reconciles per deployment per roll: %.1f%n",
@@ -100,21 +111,126 @@ class OperatorBenchmark {
     }
   }
 
+  /** CPU seconds over one phase: the controller's process, and the cluster (this JVM). */
+  record Cpu(double controller, double cluster) {
+    @Override
+    public String toString() {
+      return String.format("CPU controller %.1f s, cluster %.1f s", controller, cluster);
+    }
+  }
+
+  /** Reads CPU time at the start of a phase; {@link #stop} gives what the phase used. */
+  record CpuMark(long controller, long cluster, long pid) {
+    static CpuMark start(Process controller) {
+      return new CpuMark(cpuNanos(controller.pid()), clusterCpuNanos(), controller.pid());
+    }
+
+    Cpu stop() {
+      return new Cpu((cpuNanos(pid) - controller) / 1e9, (clusterCpuNanos() - cluster) / 1e9);
+    }
+  }
+
+  /** CPU time (user + system) of process {@code pid}, from /proc (USER_HZ = 100). */
+  static long cpuNanos(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static long clusterCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  @Test
+  void series() throws Exception {
+    String sizes = System.getProperty("kvcache.bench.series", "");
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        sizes.isBlank(), "no -Dkvcache.bench.series=250,500,1000,2000");
+    Path dir = Files.createTempDirectory("bench-series");
+    List<Result[]> rows = new ArrayList<>();
+    for (String size : sizes.split(",")) {
+      int n = Integer.parseInt(size.strip());
+      Result operator =
+          operatorRun("--no-observe", List.of("--no-observe"), dir.resolve(n + "-op"), n, false);
+      Result floor = floorRun(dir.resolve(n + "-floor"), n);
+      rows.add(new Result[] {operator, floor});
+      System.out.println();
+      System.out.println(capacityTable(rows));
+    }
+    Path doc = Path.of("..", "docs", "operating.md");
+    String text = Files.readString(doc);
+    int begin = text.indexOf(TABLE_BEGIN);
+    int end = text.indexOf(TABLE_END);
+    assertThat(begin).as("docs/operating.md holds " + TABLE_BEGIN).isNotNegative();
+    Files.writeString(
+        doc,
+        text.substring(0, begin + TABLE_BEGIN.length())
+            + "\n"
+            + capacityTable(rows)
+            + text.substring(end));
+    System.out.println("wrote the Capacity table into " + doc.toAbsolutePath().normalize());
+  }
+
+  static final String TABLE_BEGIN =
+      "<!-- capacity table: generated by the operator benchmark's series, do not edit -->";
+  static final String TABLE_END = "<!-- end of capacity table -->";
+
+  static String capacityTable(List<Result[]> rows) {
+    StringBuilder t =
+        new StringBuilder(
+            "| Deployments × 4 | Pods | To Ready (floor) | Roll (floor) | Reconciles per"
+                + " deployment per roll | Heap after full GC | CPU operator / cluster, cold"
+                + " start | CPU operator / cluster, roll |\n"
+                + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Result[] r : rows) {
+      Result op = r[0];
+      Result floor = r[1];
+      t.append(
+          String.format(
+              "| %,d | %,d | %.1f s (%.1f s) | %.1f s (%.1f s) | %.1f | %.0f MiB | %.0f s / %.0f s"
+                  + " | %.0f s / %.0f s |%n",
+              op.deployments(),
+              op.deployments() * REPLICAS,
+              op.coldStart().toNanos() / 1e9,
+              floor.coldStart().toNanos() / 1e9,
+              op.roll().toNanos() / 1e9,
+              floor.roll().toNanos() / 1e9,
+              op.reconcilesPerDeploymentPerRoll(),
+              op.heapMiB(),
+              op.coldStartCpu().controller(),
+              op.coldStartCpu().cluster(),
+              op.rollCpu().controller(),
+              op.rollCpu().cluster()));
+    }
+    return t.toString();
+  }
+
   @Test
   void fleet() throws Exception {
-    int pods = DEPLOYMENTS * REPLICAS;
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getProperty("kvcache.bench.series", "").isBlank(), "the series runs instead");
+    int deployments = DEFAULT_DEPLOYMENTS;
+    int pods = deployments * REPLICAS;
     System.out.printf(
-        "fleet: %d deployments x %d replicas = %d Pods%n", DEPLOYMENTS, REPLICAS, pods);
+        "fleet: %d deployments x %d replicas = %d Pods%n", deployments, REPLICAS, pods);
     Path dir = Files.createTempDirectory("bench");
     // The operator as it ships (reading every Ready replica's report), then without observation,
     // then the floor, each on a fresh cluster.
     Optional<Result> observing =
         Boolean.parseBoolean(System.getProperty("kvcache.bench.observing", "true"))
-            ? Optional.of(operatorRun("observing", List.of(), dir.resolve("observing"), pods))
+            ? Optional.of(
+                operatorRun("observing", List.of(), dir.resolve("observing"), deployments, true))
             : Optional.empty();
     Result plain =
-        operatorRun("--no-observe", List.of("--no-observe"), dir.resolve("no-observe"), pods);
-    Result floor = floorRun(dir.resolve("floor"), pods);
+        operatorRun(
+            "--no-observe", List.of("--no-observe"), dir.resolve("no-observe"), deployments, true);
+    Result floor = floorRun(dir.resolve("floor"), deployments);
     System.out.println();
     observing.ifPresent(o -> o.print("operator (observing)"));
     plain.print("operator (--no-observe)");
@@ -136,21 +252,24 @@ class OperatorBenchmark {
   }
 
   /**
-   * {@code kvcache run} with {@code extra} args on a fresh seeded cluster: cold start, the roll to
-   * the Setting off, and back.
+   * {@code kvcache run} with {@code extra} args on a fresh cluster seeded with {@code deployments}:
+   * cold start, the roll to the Setting off, and ({@code rollBack}) back.
    */
   @SuppressWarnings("try") // the kubelet only has to run meanwhile
-  private static Result operatorRun(String label, List<String> extra, Path dir, int pods)
+  private static Result operatorRun(
+      String label, List<String> extra, Path dir, int deployments, boolean rollBack)
       throws Exception {
     Files.createDirectories(dir);
-    System.out.printf("%n-- kvcache run, %s%n", label);
+    int pods = deployments * REPLICAS;
+    System.out.printf("%n-- kvcache run, %s, %d deployments%n", label, deployments);
     try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
         Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
       KubernetesClient client = server.client();
-      seed(client);
+      seed(client, deployments);
       SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
       Path kubeconfig = dir.resolve("kubeconfig");
       Files.writeString(kubeconfig, server.kubeconfig());
+      List<String> audit = server.audit();
       // The operator runs as it ships, in a JVM of its own, so its heap is its own.
       int port = freePort();
       long started = System.nanoTime();
@@ -169,26 +288,37 @@ class OperatorBenchmark {
                   "bench"));
       args.addAll(extra);
       Process operator = java(dir.resolve("operator.log"), args.toArray(String[]::new));
+      CpuMark mark = CpuMark.start(operator);
       Result result;
       try {
         Duration render = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+        Cpu renderCpu = mark.stop();
         double reconciles = reconciles(port);
-        report("start -> all Pods rendered and Ready", render, reconciles);
+        report("start -> all Pods rendered and Ready", render, reconciles, renderCpu);
+        requests("kvcache-operator/bench", audit, deployments);
+        audit.clear();
 
+        mark = CpuMark.start(operator);
         TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
         Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
+        Cpu offCpu = mark.stop();
         double rolled = reconciles(port) - reconciles;
-        report("Setting off -> fleet rolled", off, rolled);
-        result = new Result(render, off, rolled / DEPLOYMENTS);
+        report("Setting off -> fleet rolled", off, rolled, offCpu);
+        requests("kvcache-operator/bench", audit, deployments);
         reconciles = reconciles(port);
 
-        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
-        Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
-        report("Setting on -> fleet rolled", on, reconciles(port) - reconciles);
+        if (rollBack) {
+          mark = CpuMark.start(operator);
+          TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
+          Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+          report("Setting on -> fleet rolled", on, reconciles(port) - reconciles, mark.stop());
+        }
+        double heap = heapAfterGc(operator, port) / 1048576.0;
         System.out.printf(
-            "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n",
-            heapAfterGc(operator, port) / 1048576.0);
+            "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n", heap);
         System.out.printf("total %.1f s%n", (System.nanoTime() - started) / 1e9);
+        result =
+            new Result(deployments, render, off, rolled / deployments, heap, renderCpu, offCpu);
       } finally {
         operator.destroy();
         operator.waitFor(30, TimeUnit.SECONDS);
@@ -200,13 +330,14 @@ class OperatorBenchmark {
 
   /** The same-work floor on a fresh seeded cluster, in a JVM of its own: cold start and roll. */
   @SuppressWarnings("try") // the kubelet only has to run meanwhile
-  private static Result floorRun(Path dir, int pods) throws Exception {
+  private static Result floorRun(Path dir, int deployments) throws Exception {
     Files.createDirectories(dir);
-    System.out.printf("%n-- same-work floor%n");
+    int pods = deployments * REPLICAS;
+    System.out.printf("%n-- same-work floor, %d deployments%n", deployments);
     try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
         Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
       KubernetesClient client = server.client();
-      seed(client);
+      seed(client, deployments);
       // the operator writes its Settings at start; the floor reads the one it rolls on
       TestObjects.apply(
           client,
@@ -220,6 +351,7 @@ class OperatorBenchmark {
       SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
       Path kubeconfig = dir.resolve("kubeconfig");
       Files.writeString(kubeconfig, server.kubeconfig());
+      List<String> audit = server.audit();
       int port = freePort();
       Process floor =
           java(
@@ -229,18 +361,25 @@ class OperatorBenchmark {
               FloorMain.class.getName(),
               kubeconfig.toString(),
               String.valueOf(port));
+      CpuMark mark = CpuMark.start(floor);
       try {
         Duration start = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+        Cpu startCpu = mark.stop();
         double reconciles = reconciles(port);
-        report("floor: start -> all Pods created and Ready", start, reconciles);
+        report("floor: start -> all Pods created and Ready", start, reconciles, startCpu);
+        requests("floor", audit, deployments);
+        audit.clear();
+        mark = CpuMark.start(floor);
         TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
         Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
+        Cpu offCpu = mark.stop();
         double rolled = reconciles(port) - reconciles;
-        report("floor: Setting off -> fleet rolled", off, rolled);
-        System.out.printf(
-            "floor heap after a full GC: %.1f MiB%n", heapAfterGc(floor, port) / 1048576.0);
+        report("floor: Setting off -> fleet rolled", off, rolled, offCpu);
+        requests("floor", audit, deployments);
+        double heap = heapAfterGc(floor, port) / 1048576.0;
+        System.out.printf("floor heap after a full GC: %.1f MiB%n", heap);
         watched.close();
-        return new Result(start, off, rolled / DEPLOYMENTS);
+        return new Result(deployments, start, off, rolled / deployments, heap, startCpu, offCpu);
       } finally {
         floor.destroy();
         floor.waitFor(30, TimeUnit.SECONDS);
@@ -256,9 +395,11 @@ class OperatorBenchmark {
     private FloorMain() {}
 
     public static void main(String[] args) throws Exception {
+      Config config = Config.fromKubeconfig(Files.readString(Path.of(args[0])));
+      config.setUserAgent("floor");
       KubernetesClient client =
           new KubernetesClientBuilder()
-              .withConfig(Config.fromKubeconfig(Files.readString(Path.of(args[0]))))
+              .withConfig(config)
               .withKubernetesSerialization(KvCacheSerialization.create())
               .build();
       PrometheusMeterRegistry registry = Metrics.registry();
@@ -453,9 +594,9 @@ class OperatorBenchmark {
     }
   }
 
-  static void seed(KubernetesClient client) {
+  static void seed(KubernetesClient client, int deployments) {
     TestObjects.apply(client, BASE);
-    for (int i = 0; i < DEPLOYMENTS; i++) {
+    for (int i = 0; i < deployments; i++) {
       TestObjects.apply(client, deployment(i));
     }
   }
@@ -474,10 +615,45 @@ class OperatorBenchmark {
     return Duration.ofNanos(System.nanoTime() - start);
   }
 
-  static void report(String phase, Duration took, double reconciles) {
+  /**
+   * The API requests {@code agent} made, per deployment, by verb and resource (watches and the
+   * lease left out): what the controller cost the API server.
+   */
+  static void requests(String agent, List<String> audit, int deployments) {
+    Map<String, Long> byShape =
+        List.copyOf(audit).stream()
+            .filter(r -> r.endsWith(" " + agent))
+            .filter(r -> !r.contains("watch=") && !r.contains("/leases"))
+            .map(OperatorBenchmark::shape)
+            .collect(Collectors.groupingBy(s -> s, TreeMap::new, Collectors.counting()));
+    System.out.println(
+        "  requests per deployment: "
+            + byShape.entrySet().stream()
+                .map(e -> "%s %.1f".formatted(e.getKey(), (double) e.getValue() / deployments))
+                .collect(Collectors.joining(", ")));
+  }
+
+  /** {@code "PATCH /apis/g/v1/namespaces/ns/kind/name/status ua"} as {@code PATCH kind/status}. */
+  static String shape(String request) {
+    String method = request.substring(0, request.indexOf(' '));
+    String path = request.substring(method.length() + 1, request.indexOf(' ', method.length() + 1));
+    path = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    String[] parts = path.split("/");
+    int ns = List.of(parts).indexOf("namespaces");
+    int kind = ns >= 0 && parts.length > ns + 2 ? ns + 2 : parts.length - 1;
+    String shape = parts[kind];
+    if (parts.length > kind + 2) {
+      shape += "/" + parts[kind + 2];
+    } else if (parts.length == kind + 1 && !method.equals("POST")) {
+      shape += " (list)";
+    }
+    return method + " " + shape;
+  }
+
+  static void report(String phase, Duration took, double reconciles, Cpu cpu) {
     double seconds = took.toNanos() / 1e9;
     System.out.printf(
-        "%s: %.1f s, %.0f reconciles, %.0f reconciles/s%n",
-        phase, seconds, reconciles, reconciles / seconds);
+        "%s: %.1f s, %.0f reconciles, %.0f reconciles/s, %s%n",
+        phase, seconds, reconciles, reconciles / seconds, cpu);
   }
 }

@@ -5,6 +5,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the webhook counts: {@code kvcache_admission_requests_total{handler,verdict}} and the
@@ -12,6 +15,11 @@ import java.time.Duration;
  */
 final class WebhookMetrics {
   private final MeterRegistry registry;
+
+  // Registering looks a meter up by its id (name and sorted tags) on every call: a fifth of the
+  // webhook's own CPU per review in a profile. Each meter is registered once, then reused.
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
   WebhookMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -22,20 +30,28 @@ final class WebhookMetrics {
    * rejected (a 4xx before any rule ran). The {@code handler} label names the route.
    */
   void record(String handler, String verdict, long nanos) {
-    Counter.builder("kvcache.admission.requests")
-        .description("Admission reviews answered, by handler and verdict")
-        .tag("handler", handler)
-        .tag("verdict", verdict)
-        .register(registry)
+    counters
+        .computeIfAbsent(
+            handler + '\0' + verdict,
+            k ->
+                Counter.builder("kvcache.admission.requests")
+                    .description("Admission reviews answered, by handler and verdict")
+                    .tag("handler", handler)
+                    .tag("verdict", verdict)
+                    .register(registry))
         .increment();
-    Timer.builder("kvcache.admission.duration")
-        .description("Time to answer an admission review")
-        .tag("handler", handler)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofNanos(50_000))
-        .maximumExpectedValue(Duration.ofSeconds(10))
-        .register(registry)
-        .record(Duration.ofNanos(nanos));
+    timers
+        .computeIfAbsent(
+            handler,
+            k ->
+                Timer.builder("kvcache.admission.duration")
+                    .description("Time to answer an admission review")
+                    .tag("handler", handler)
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofNanos(50_000))
+                    .maximumExpectedValue(Duration.ofSeconds(10))
+                    .register(registry))
+        .record(nanos, TimeUnit.NANOSECONDS);
   }
 
   static String name(Route route) {

@@ -346,7 +346,14 @@ public final class WebhookServer implements AutoCloseable {
    */
   private static byte[] readBody(HttpExchange exchange) throws IOException {
     try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      // Sized by Content-Length when the client sends one (the API server does): reading up to
+      // the limit instead allocates a 16 KiB buffer for every review, most of all allocation in
+      // a profile of the webhook under load.
+      long declared = contentLength(exchange);
+      byte[] body =
+          declared >= 0 && declared <= MAX_BODY_BYTES
+              ? in.readNBytes((int) declared)
+              : in.readNBytes(MAX_BODY_BYTES + 1);
       if (body.length <= MAX_BODY_BYTES) {
         return body;
       }
@@ -356,6 +363,19 @@ public final class WebhookServer implements AutoCloseable {
         drained += n;
       }
       return null;
+    }
+  }
+
+  /** The request's Content-Length, or -1 when absent or unreadable (then the limit applies). */
+  private static long contentLength(HttpExchange exchange) {
+    String value = exchange.getRequestHeaders().getFirst("Content-Length");
+    if (value == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(value.strip());
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 

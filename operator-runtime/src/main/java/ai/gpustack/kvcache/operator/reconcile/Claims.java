@@ -30,8 +30,27 @@ final class Claims {
     return binding.getStatus() != null && binding.getStatus().usedBy().contains(ref);
   }
 
+  /**
+   * Adds {@code ref} to the Binding's usedBy, which {@code cached} (the informer's copy) does not
+   * show it in. A non-empty usedBy takes the append straight away: no read of a list that grows
+   * with the fleet. Otherwise, or when the append is refused, the Binding is read fresh first.
+   */
+  void claim(KVCachePoolBinding cached, WorkloadRef ref) {
+    if (cached.getStatus() != null && !cached.getStatus().usedBy().isEmpty()) {
+      try {
+        patch(cached, List.of(op("add", "/status/usedBy/-").set("value", json(ref))));
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 422 && e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+    claim(cached.getMetadata().getNamespace(), cached.getMetadata().getName(), ref);
+  }
+
   /** Adds {@code ref} to the Binding's usedBy unless it is there. */
-  void claim(String namespace, String binding, WorkloadRef ref) {
+  private void claim(String namespace, String binding, WorkloadRef ref) {
     Conflicts.retry(
         () -> {
           KVCachePoolBinding latest = read(namespace, binding);

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Whole-process time of the kvcache commands that need no cluster (engines, render, review,
+# preflight -f), warm, with hyperfine; then the same with an application class-data-sharing
+# (AppCDS) archive of the jar's classes, to show what it saves.
+#
+# usage: operator-runtime/src/bench/startup.sh
+#   after ./mvnw -B -q install -DskipTests -DskipITs; needs hyperfine (sudo apt-get install -y hyperfine)
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+jar=operator-runtime/target/kvcache.jar
+out=operator-runtime/target/startup
+mkdir -p "$out"
+command -v hyperfine > /dev/null || { echo "hyperfine is not installed: sudo apt-get install -y hyperfine" >&2; exit 2; }
+
+commands=(
+  "engines"
+  "render -f examples/sandbox/00-backend.yaml -f examples/sandbox/01-pool.yaml -f examples/sandbox/02-bindings.yaml -f examples/sandbox/03-deployments.yaml"
+  "review -f examples/sandbox/00-backend.yaml -f examples/sandbox/01-pool.yaml -f examples/sandbox/02-bindings.yaml examples/sandbox/07-format-refused.yaml"
+  "preflight -f examples/sandbox"
+)
+
+# An archive of every class these commands load, dumped at the exit of one run of each and merged
+# by dumping from a run that loads them all (preflight reads what render and review read).
+java -XX:ArchiveClassesAtExit="$out/kvcache.jsa" -jar "$jar" preflight -f examples/sandbox > /dev/null 2>&1 || true
+
+args=()
+for c in "${commands[@]}"; do
+  args+=(-n "kvcache $c" "java -jar $jar $c")
+  args+=(-n "kvcache $c (AppCDS)" "java -XX:SharedArchiveFile=$out/kvcache.jsa -jar $jar $c")
+done
+# Exit codes are the commands' verdicts (preflight and review refuse on purpose): -i keeps them.
+hyperfine -N -i --warmup 3 --runs 15 --export-markdown "$out/startup.md" "${args[@]}"
+echo "table: $out/startup.md"

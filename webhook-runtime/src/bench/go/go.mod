@@ -1,0 +1,3 @@
+module kvcache-go-webhook
+
+go 1.19
