@@ -86,10 +86,13 @@ public final class SandboxServer implements AutoCloseable {
 
   /**
    * From now on, the method, path and user agent of every request, as the API server's audit log
-   * would have them: {@code "GET /api/v1/pods?watch=true kvcache-operator"}.
+   * would have them: {@code "GET /api/v1/pods?watch=true kvcache-operator"}. A synchronized list:
+   * iterate a copy ({@code List.copyOf}) while requests may still arrive.
    */
   public List<String> audit() {
-    List<String> log = new CopyOnWriteArrayList<>();
+    // Not copy-on-write: a copy of the whole log per request made a fleet benchmark's API server
+    // quadratic in its request count.
+    List<String> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     dispatcher.record(
         r ->
             log.add(

@@ -45,21 +45,35 @@ final class StoreClusterView implements ClusterView {
       }
       List<HasMetadata> objects = new ArrayList<>();
       for (String value : values) {
-        try {
-          JsonNode node = JSON.readTree(value);
-          String kind = node.path("kind").asText();
-          if (KINDS.contains(kind)
-              || kind.equals("Pod")
-                  && node.at("/metadata/labels").path(Keys.INJECT).asText().equals("true")) {
-            objects.add(serialization.unmarshal(value));
-          }
-        } catch (Exception e) {
-          // Another kind, or an object the handlers could not read either: not part of the view.
-        }
+        PARSED.computeIfAbsent(value, this::parse).ifPresent(objects::add);
       }
       snapshot = MemoryClusterView.of(objects);
     }
     return snapshot;
+  }
+
+  /**
+   * Each stored object read once, not on every admitted write: the view reads every object in the
+   * store, and parsing them all per write made the sandbox quadratic in its size (its CPU was most
+   * of a fleet benchmark's). Keyed weakly by the stored string, so an entry goes with its version.
+   */
+  private static final Map<String, Optional<HasMetadata>> PARSED =
+      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+  /** {@code value} as an object of the view, or empty for a kind the view does not hold. */
+  private Optional<HasMetadata> parse(String value) {
+    try {
+      JsonNode node = JSON.readTree(value);
+      String kind = node.path("kind").asText();
+      if (KINDS.contains(kind)
+          || kind.equals("Pod")
+              && node.at("/metadata/labels").path(Keys.INJECT).asText().equals("true")) {
+        return Optional.of(serialization.unmarshal(value));
+      }
+    } catch (Exception e) {
+      // Another kind, or an object the handlers could not read either: not part of the view.
+    }
+    return Optional.empty();
   }
 
   @Override

@@ -270,7 +270,8 @@ public final class ModelDeploymentReconciler
               .get()
               .observe(
                   key(md), ready, view.settings().kvCacheDtypeOwned(), p -> observer(p, md, view));
-      for (Pod pod : ready) {
+      // With the Setting off the Binding does not govern the replicas' dtype: no warning then.
+      for (Pod pod : view.settings().kvCacheDtypeOwned() ? ready : List.<Pod>of()) {
         if (observations.get().firstDiffers(pod)) {
           events.warning(
               md,

@@ -222,6 +222,7 @@ class InstallSafetyIT {
                         .size()
                     == Settings.catalog().size());
         assertThat(operator.isAlive()).as(log("first-install")).isTrue();
+        assertThat(send(http, "http://127.0.0.1:" + health + "/readyz")).isEqualTo(200);
         assertThat(log("first-install"))
             .as("the create met the missing endpoint first, and waited")
             .contains("cannot create Setting gpustack-system/" + Settings.catalog().get(0).name())

@@ -219,7 +219,10 @@ class RbacIT {
           operator.close();
         }
       }
-      audit.stream().map(RbacIT::access).flatMap(Optional::stream).forEach(observed::add);
+      List.copyOf(audit).stream()
+          .map(RbacIT::access)
+          .flatMap(Optional::stream)
+          .forEach(observed::add);
     }
     List<PolicyRule> cluster = new java.util.ArrayList<>(Permissions.cluster());
     cluster.addAll(Permissions.selfSignedCluster());
