@@ -83,37 +83,11 @@ public final class KvCacheOperator implements AutoCloseable {
           LeaseLost.STOP_RECONCILING,
           () -> true);
     }
-
-    /** These options with {@code onLeaseLost}. */
-    public Options onLeaseLost(LeaseLost onLeaseLost) {
-      return new Options(
-          leaseIdentity,
-          leaseDuration,
-          health,
-          environment,
-          clock,
-          observeReplicas,
-          onLeaseLost,
-          alsoReady);
-    }
-
-    /** These options with {@code /readyz} also waiting for {@code alsoReady} (a webhook). */
-    public Options alsoReady(BooleanSupplier alsoReady) {
-      return new Options(
-          leaseIdentity,
-          leaseDuration,
-          health,
-          environment,
-          clock,
-          observeReplicas,
-          onLeaseLost,
-          alsoReady);
-    }
   }
 
   /**
-   * What a process does once another identity holds the lease it held. Either way it writes nothing
-   * more as the leader: two leaders would both replace replicas.
+   * What a process does once another identity holds the lease it held. Either way it stops acting
+   * as the leader: two leaders would both replace replicas.
    */
   public enum LeaseLost {
     /** Stop every controller; the process (an embedding one, a test) carries on. */

@@ -21,7 +21,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
@@ -137,14 +136,8 @@ class GoWebhookBenchmark {
       for (Series s : series) {
         wrk(script, s, WARMUP_SECONDS);
       }
-      List<List<Round>> rounds = new ArrayList<>();
-      series.forEach(s -> rounds.add(new ArrayList<>()));
-      for (int round = 0; round < ROUNDS; round++) {
-        for (int k = 0; k < series.size(); k++) {
-          int s = round % 2 == 0 ? k : series.size() - 1 - k;
-          rounds.get(s).add(wrk(script, series.get(s), ROUND_SECONDS));
-        }
-      }
+      List<List<Round>> rounds =
+          InterleavedRounds.run(series, ROUNDS, s -> wrk(script, s, ROUND_SECONDS));
       System.out.printf(
           "%n== webhook against Go (%s), wrk %d connections, TLS 1.3, %d cores, median of %d"
               + " rounds of %d s ==%n",

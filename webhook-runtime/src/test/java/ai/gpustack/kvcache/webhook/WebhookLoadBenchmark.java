@@ -91,14 +91,8 @@ class WebhookLoadBenchmark {
       for (HttpRequest r : series) {
         closedLoop(client, r, WARMUP);
       }
-      List<List<Result>> rounds = new ArrayList<>();
-      series.forEach(r -> rounds.add(new ArrayList<>()));
-      for (int round = 0; round < ROUNDS; round++) {
-        for (int k = 0; k < series.size(); k++) {
-          int s = round % 2 == 0 ? k : series.size() - 1 - k;
-          rounds.get(s).add(closedLoop(client, series.get(s), ROUND));
-        }
-      }
+      List<List<Result>> rounds =
+          InterleavedRounds.run(series, ROUNDS, r -> closedLoop(client, r, ROUND));
       Result noopAt2k = openLoop(client, series.get(0), FIXED_PER_SECOND, FIXED_RATE);
       Result injectionAt2k = openLoop(client, series.get(2), FIXED_PER_SECOND, FIXED_RATE);
       System.out.printf(
