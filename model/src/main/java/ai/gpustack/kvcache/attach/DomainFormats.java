@@ -20,6 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * The one-format rule of a reuse domain: every workload attached through a Binding (its namespace's
@@ -46,6 +49,9 @@ final class DomainFormats {
 
   private final EngineRegistry engines;
 
+  /** By dtype, every format a registered engine stores it as, the model's own dtype aside. */
+  private final Map<String, Set<KvFormat>> formatsAnywhere = new ConcurrentHashMap<>();
+
   DomainFormats(EngineRegistry engines) {
     this.engines = engines;
   }
@@ -65,6 +71,12 @@ final class DomainFormats {
           List.of(
               Message.FORMAT_UNMAPPED.detail(
                   quote(engine.id()) + version.map(v -> " " + v).orElse(""), quote(dtype))));
+    }
+    if (!own.get().modelDependent() && onlyFormatAnywhere(dtype, own.get())) {
+      // No registered engine at any version stores the dtype as another format: no attachment can
+      // differ, so the domain's attachments need not be read (every reconcile of a large domain
+      // asks, and reading them all made the operator quadratic in the domain's size).
+      return new Finding(Optional.empty(), List.of());
     }
     List<Candidate> candidates = others(binding, self, cluster, dtype);
     if (!own.get().modelDependent()
@@ -118,6 +130,24 @@ final class DomainFormats {
                 quote(dtype),
                 first.get().format().id())),
         List.of());
+  }
+
+  /**
+   * Whether every registered engine, at every version its table covers, stores {@code dtype} as
+   * {@code format} or as the model's own dtype, or does not map it.
+   */
+  private boolean onlyFormatAnywhere(String dtype, KvFormat format) {
+    return formatsAnywhere
+        .computeIfAbsent(
+            dtype,
+            d ->
+                engines.engines().stream()
+                    .flatMap(e -> e.dtypeSpellings().entries().stream())
+                    .flatMap(entry -> entry.format(d).stream())
+                    .filter(f -> !f.modelDependent())
+                    .collect(Collectors.toUnmodifiableSet()))
+        .stream()
+        .allMatch(format::equals);
   }
 
   /**

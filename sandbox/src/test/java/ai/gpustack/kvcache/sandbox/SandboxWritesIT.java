@@ -8,6 +8,8 @@ import ai.gpustack.kvcache.api.WorkloadRef;
 import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -123,5 +125,38 @@ class SandboxWritesIT {
         .isInstanceOfSatisfying(
             KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422));
     assertThat(chat().getStatus().usedBy()).hasSize(1);
+  }
+
+  @Test
+  void one_name_in_several_namespaces_and_kinds_reads_and_writes_each_object() {
+    for (String namespace : List.of("team-a", "team-b")) {
+      client
+          .configMaps()
+          .resource(
+              new ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withName("chat")
+                  .withNamespace(namespace)
+                  .endMetadata()
+                  .addToData("team", namespace)
+                  .build())
+          .create();
+    }
+    // Relabelling changes the store's key for the object; its name stays findable.
+    client.configMaps().inNamespace("team-b").withName("chat").edit(c -> relabel(c, "x"));
+    client.configMaps().inNamespace("team-a").withName("chat").delete();
+
+    assertThat(client.configMaps().inNamespace("team-a").withName("chat").get()).isNull();
+    ConfigMap teamB = client.configMaps().inNamespace("team-b").withName("chat").get();
+    assertThat(teamB.getData()).containsEntry("team", "team-b");
+    assertThat(teamB.getMetadata().getLabels()).containsEntry("edited", "x");
+    assertThat(chat().getSpec().domain().name()).isNotEmpty();
+    assertThat(client.configMaps().inAnyNamespace().withLabel("edited", "x").list().getItems())
+        .hasSize(1);
+  }
+
+  private static ConfigMap relabel(ConfigMap c, String value) {
+    c.getMetadata().setLabels(java.util.Map.of("edited", value));
+    return c;
   }
 }

@@ -24,13 +24,18 @@ import java.util.Map;
 public final class Admission {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final KubernetesSerialization serialization;
+  /**
+   * One mapper for every Admission: a mapper builds its (de)serializers on first use, and the
+   * sandbox builds an Admission per admitted write.
+   */
+  private static final ObjectMapper MAPPER = Json.newMapper();
+
+  private static final KubernetesSerialization SERIALIZATION = KvCacheSerialization.create(MAPPER);
+
   private final Map<Route, Rule> rules = new EnumMap<>(Route.class);
 
   public Admission(EngineRegistry engines, ClusterView cluster) {
-    ObjectMapper mapper = Json.newMapper();
-    this.serialization = KvCacheSerialization.create(mapper);
-    ObjectReader reader = new ObjectReader(mapper);
+    ObjectReader reader = new ObjectReader(MAPPER);
     AttachmentResolver resolver = new AttachmentResolver(engines);
     rules.put(Route.KV_CACHE_POOL_BINDING, new BindingRule(engines, cluster, reader));
     rules.put(Route.KV_CACHE_POOL, new PoolRule(reader));
@@ -57,7 +62,7 @@ public final class Admission {
 
   /** Answers a typed review, choosing the route an API server would call for its kind. */
   public AdmissionReview review(AdmissionReview review) {
-    JsonNode node = serialization.convertValue(review, JsonNode.class);
+    JsonNode node = SERIALIZATION.convertValue(review, JsonNode.class);
     Request request = parse(node);
     Route route =
         Route.forKind(request.kind(), request.operation())
@@ -65,7 +70,7 @@ public final class Admission {
                 () ->
                     new AdmissionException(
                         400, "no route admits " + request.operation() + " of " + request.kind()));
-    return serialization.convertValue(
+    return SERIALIZATION.convertValue(
         respond(request.uid(), decide(route, request)), AdmissionReview.class);
   }
 

@@ -88,12 +88,11 @@ final class Claims {
 
   private KVCachePoolBinding patch(KVCachePoolBinding binding, List<ObjectNode> ops) {
     ArrayNode patch = JsonNodeFactory.instance.arrayNode().addAll(ops);
-    return client
-        .resources(KVCachePoolBinding.class)
-        .inNamespace(binding.getMetadata().getNamespace())
-        .withName(binding.getMetadata().getName())
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), patch.toString());
+    return (KVCachePoolBinding)
+        client
+            .resource(Named.only(binding))
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), patch.toString());
   }
 
   private static ObjectNode op(String op, String path) {

@@ -44,6 +44,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +67,9 @@ public final class ModelDeploymentReconciler
    */
   static final Duration PROGRESS_CHECK = Duration.ofSeconds(30);
 
+  /** How often a deployment's status is written when only its replica counts move. */
+  static final Duration COUNTS_EVERY = Duration.ofSeconds(1);
+
   /** The name of the source of the deployments' own Pods, apart from injected ones. */
   private static final String REPLICAS = "replicas";
 
@@ -85,6 +89,9 @@ public final class ModelDeploymentReconciler
    * cache shows the claim, so a claim removed later is written again.
    */
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
+
+  /** When each deployment's status was last written by this process. */
+  private final Map<String, Instant> lastStatusWrite = new ConcurrentHashMap<>();
 
   /** {@code observations} reads what the replicas' engines report, when present. */
   public ModelDeploymentReconciler(
@@ -192,7 +199,7 @@ public final class ModelDeploymentReconciler
       rendering = renderer.render(md, view);
     } catch (RenderException e) {
       events.warning(md, "RenderFailed", e.getMessage());
-      return patchIfChanged(
+      writeStatus(
           context,
           md,
           status(md)
@@ -202,6 +209,7 @@ public final class ModelDeploymentReconciler
                       status(md).conditions(),
                       List.of(Conditions.of("Rendered", false, "RenderFailed", e.getMessage())),
                       now())));
+      return UpdateControl.noUpdate();
     }
     rendering
         .binding()
@@ -230,19 +238,23 @@ public final class ModelDeploymentReconciler
     boolean progressing = false;
     for (Rendering.RolePlan plan : rendering.roles()) {
       List<Pod> pods = existing.getOrDefault(plan.name(), List.of());
-      progressing |= converge(client, plan, pods, rendering.isHeld());
+      Convergence pass = converge(client, plan, pods, rendering.isHeld());
+      progressing |= pass.moving();
       int ready =
           (int)
               pods.stream()
                   .filter(p -> Pods.ordinal(p) < plan.pods().size())
                   .filter(Pods::ready)
                   .count();
+      // Replicas created in this pass are up to date too: counting them now spares the status
+      // write their creation events would otherwise cause.
       int updated =
-          (int)
-              pods.stream()
-                  .filter(p -> Pods.ordinal(p) >= 0 && Pods.ordinal(p) < plan.pods().size())
-                  .filter(p -> Pods.hash(p).equals(Pods.hash(plan.pods().get(Pods.ordinal(p)))))
-                  .count();
+          pass.created()
+              + (int)
+                  pods.stream()
+                      .filter(p -> Pods.ordinal(p) >= 0 && Pods.ordinal(p) < plan.pods().size())
+                      .filter(p -> Pods.hash(p).equals(Pods.hash(plan.pods().get(Pods.ordinal(p)))))
+                      .count();
       roles.add(
           RoleStatus.builder()
               .name(plan.name())
@@ -298,17 +310,49 @@ public final class ModelDeploymentReconciler
             .withKvCache(rendering.kvCache().or(() -> status(md).kvCache()))
             .withRoles(roles)
             .withConditions(Conditions.merge(status(md).conditions(), conditions, now()));
-    UpdateControl<ModelDeployment> control = patchIfChanged(context, md, next);
-    if (progressing && !rendering.isHeld()) {
-      return control.rescheduleAfter(PROGRESS_CHECK);
-    }
-    return reading.map(control::rescheduleAfter).orElse(control);
+    Optional<Duration> countsPending = writeStatus(context, md, next);
+    Optional<Duration> recheck =
+        progressing && !rendering.isHeld() ? Optional.of(PROGRESS_CHECK) : reading;
+    return Stream.of(countsPending, recheck)
+        .flatMap(Optional::stream)
+        .min(Comparator.naturalOrder())
+        .map(UpdateControl.<ModelDeployment>noUpdate()::rescheduleAfter)
+        .orElse(UpdateControl.noUpdate());
   }
 
-  /** Creates, removes and replaces one role's Pods; returns whether anything is still moving. */
-  private boolean converge(
+  /**
+   * Writes {@code next} unless it only moves replica counts within {@link #COUNTS_EVERY} of this
+   * deployment's last status write: then it returns when to write them. Replicas turn Ready in
+   * bursts; a write per replica was most of the operator's API requests in a cold start. Phase and
+   * condition changes are written at once.
+   */
+  private Optional<Duration> writeStatus(
+      Context<ModelDeployment> context, ModelDeployment md, ModelDeploymentStatus next) {
+    ModelDeploymentStatus current = status(md);
+    if (next.equals(md.getStatus())) {
+      return Optional.empty();
+    }
+    Instant now = clock.instant();
+    Instant last = lastStatusWrite.get(key(md));
+    if (md.getStatus() != null
+        && next.withRoles(current.roles()).equals(current)
+        && last != null
+        && now.isBefore(last.plus(COUNTS_EVERY))) {
+      return Optional.of(Duration.between(now, last.plus(COUNTS_EVERY)));
+    }
+    StatusWriter.write(context.getClient(), md, md.getStatus(), next, Set.of());
+    lastStatusWrite.put(key(md), now);
+    return Optional.empty();
+  }
+
+  /** What one pass over a role did: whether anything is still moving, and how many it created. */
+  private record Convergence(boolean moving, int created) {}
+
+  /** Creates, removes and replaces one role's Pods. */
+  private Convergence converge(
       KubernetesClient client, Rendering.RolePlan plan, List<Pod> pods, boolean held) {
     boolean moving = false;
+    int created = 0;
     List<Pod> desired = plan.pods();
     Map<Integer, Pod> byOrdinal = new TreeMap<>();
     pods.forEach(p -> byOrdinal.put(Pods.ordinal(p), p));
@@ -319,11 +363,13 @@ public final class ModelDeploymentReconciler
       }
     }
     if (held) {
-      return moving;
+      return new Convergence(moving, created);
     }
     for (int ordinal = 0; ordinal < desired.size(); ordinal++) {
       if (!byOrdinal.containsKey(ordinal)) {
-        create(client, desired.get(ordinal));
+        if (create(client, desired.get(ordinal))) {
+          created++;
+        }
         moving = true;
       }
     }
@@ -334,7 +380,7 @@ public final class ModelDeploymentReconciler
             .sorted(Comparator.comparingInt(Pods::ordinal).reversed())
             .toList();
     if (outdated.isEmpty()) {
-      return moving;
+      return new Convergence(moving, created);
     }
     boolean allReady =
         byOrdinal.size() >= desired.size()
@@ -355,7 +401,7 @@ public final class ModelDeploymentReconciler
         replaced.remove(uid);
       }
     }
-    return true;
+    return new Convergence(true, created);
   }
 
   /** Creates {@code pod}; false when its name is still taken (a replica still terminating). */
@@ -418,19 +464,13 @@ public final class ModelDeploymentReconciler
                 new Claims(context.getClient())
                     .release(md.getMetadata().getNamespace(), k.poolRef().name(), claimOf(md)));
     claimed.removeIf(c -> c.endsWith("/" + key(md)));
+    renderer.forget(md);
+    lastStatusWrite.remove(key(md));
     return DeleteControl.defaultDelete();
   }
 
   private static ModelDeploymentStatus status(ModelDeployment md) {
     return md.getStatus() == null ? ModelDeploymentStatus.builder().build() : md.getStatus();
-  }
-
-  private static UpdateControl<ModelDeployment> patchIfChanged(
-      Context<ModelDeployment> context, ModelDeployment md, ModelDeploymentStatus next) {
-    if (!next.equals(md.getStatus())) {
-      StatusWriter.write(context.getClient(), md, md.getStatus(), next, Set.of());
-    }
-    return UpdateControl.noUpdate();
   }
 
   private String now() {

@@ -111,7 +111,10 @@ class PodRendererTest {
   void the_hash_is_stable_across_renders_and_moves_with_the_setting() {
     List<HasMetadata> objects = objects("cluster.yaml", "vllm.yaml");
     String first = hash(render(objects), 0);
-    assertThat(hash(render(objects("cluster.yaml", "vllm.yaml")), 0)).isEqualTo(first).hasSize(20);
+    Rendering again =
+        new PodRenderer(EngineRegistry.load())
+            .render(md(objects), MemoryClusterView.of(objects("cluster.yaml", "vllm.yaml")));
+    assertThat(hash(again, 0)).isEqualTo(first).hasSize(20);
     List<HasMetadata> reversed = new ArrayList<>(objects);
     Collections.reverse(reversed);
     assertThat(hash(renderer.render(md(objects), MemoryClusterView.of(reversed)), 0))
@@ -125,6 +128,18 @@ class PodRendererTest {
     assertThat(hash(off, 2))
         .as("a take-over role does not move")
         .isEqualTo(hash(render(objects("cluster.yaml", "vllm.yaml")), 2));
+  }
+
+  @Test
+  void a_replica_whose_inputs_did_not_change_gets_the_pod_rendered_before() {
+    List<HasMetadata> objects = objects("cluster.yaml", "vllm.yaml");
+    Pod first = render(objects).roles().get(0).pods().get(0);
+    assertThat(render(objects("cluster.yaml", "vllm.yaml")).roles().get(0).pods().get(0))
+        .isSameAs(first);
+    objects.add(owned("false"));
+    Pod off = render(objects).roles().get(0).pods().get(0);
+    assertThat(off).isNotSameAs(first);
+    assertThat(Pods.hash(off)).isNotEqualTo(Pods.hash(first));
   }
 
   /** The spec hash of the first replica of role {@code role}. */
