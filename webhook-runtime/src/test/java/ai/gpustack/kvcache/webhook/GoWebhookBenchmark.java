@@ -4,18 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.gpustack.kvcache.admission.Admission;
-import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -99,10 +95,7 @@ class GoWebhookBenchmark {
     TestCertificates.Pair pair = TestCertificates.write(dir, "localhost", "EC");
     WebhookServer.Reviewer reviewer =
         (route, review) ->
-            route == Route.SETTING
-                ? Admission.respond(
-                    review.path("request").path("uid").asText(), Decision.allow(List.of()))
-                : admission.review(route, review);
+            route == Route.SETTING ? BenchServer.allowed(review) : admission.review(route, review);
     int goPort = freePort();
     Process go =
         new ProcessBuilder(
@@ -115,14 +108,7 @@ class GoWebhookBenchmark {
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("go.log").toFile())
             .start();
-    try (WebhookServer ours =
-        WebhookServer.builder()
-            .address(new InetSocketAddress("127.0.0.1", 0))
-            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
-            .reviewer(reviewer)
-            .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-            .tuneJvmWideHttpServer(true)
-            .start()) {
+    try (WebhookServer ours = BenchServer.start(pair, reviewer)) {
       awaitListening(goPort);
       long self = ProcessHandle.current().pid();
       String base = "https://127.0.0.1:" + ours.address().getPort();

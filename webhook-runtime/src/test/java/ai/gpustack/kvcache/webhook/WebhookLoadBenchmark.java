@@ -9,10 +9,7 @@ import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,21 +58,12 @@ class WebhookLoadBenchmark {
     WebhookServer.Reviewer reviewer =
         (route, review) ->
             switch (route) {
-              case SETTING ->
-                  Admission.respond(
-                      review.path("request").path("uid").asText(), Decision.allow(List.of()));
+              case SETTING -> BenchServer.allowed(review);
               case POD_FREEZE -> injected;
               default -> admission.review(route, review);
             };
     TestCertificates.Pair pair = TestCertificates.write(dir, "bench", "EC");
-    try (WebhookServer server =
-        WebhookServer.builder()
-            .address(new InetSocketAddress("127.0.0.1", 0))
-            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
-            .reviewer(reviewer)
-            .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-            .tuneJvmWideHttpServer(true)
-            .start()) {
+    try (WebhookServer server = BenchServer.start(pair, reviewer)) {
       HttpClient client =
           HttpClient.newBuilder()
               .version(HttpClient.Version.HTTP_1_1)

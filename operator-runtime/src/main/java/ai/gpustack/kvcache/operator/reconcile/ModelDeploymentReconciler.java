@@ -328,19 +328,19 @@ public final class ModelDeploymentReconciler
    */
   private Optional<Duration> writeStatus(
       Context<ModelDeployment> context, ModelDeployment md, ModelDeploymentStatus next) {
-    ModelDeploymentStatus current = status(md);
-    if (next.equals(md.getStatus())) {
+    ModelDeploymentStatus current = md.getStatus();
+    if (next.equals(current)) {
       return Optional.empty();
     }
     Instant now = clock.instant();
     Instant last = lastStatusWrite.get(key(md));
-    if (md.getStatus() != null
+    if (current != null
         && next.withRoles(current.roles()).equals(current)
         && last != null
         && now.isBefore(last.plus(COUNTS_EVERY))) {
       return Optional.of(Duration.between(now, last.plus(COUNTS_EVERY)));
     }
-    StatusWriter.write(context.getClient(), md, md.getStatus(), next, Set.of());
+    StatusWriter.write(context.getClient(), md, current, next, Set.of());
     lastStatusWrite.put(key(md), now);
     return Optional.empty();
   }

@@ -61,7 +61,7 @@ public final class PodRenderer {
   private final EngineRegistry engines;
   private final AttachmentResolver resolver;
 
-  /** Everything {@link #pod} reads. */
+  /** Everything {@link #pod} reads: one replica's Pod is a function of these alone. */
   private record PodInputs(
       String apiVersion,
       String kind,
@@ -72,9 +72,14 @@ public final class PodRenderer {
       Role role,
       int index,
       int ordinal,
-      String engine,
+      Engine engine,
       Optional<String> version,
-      Optional<AttachmentRequest> request) {}
+      Optional<AttachmentRequest> request) {
+    /** The key of the replica these render, for {@link #lastRendered}. */
+    String replica() {
+      return uid + "/" + index + "/" + ordinal;
+    }
+  }
 
   private record Rendered(PodInputs inputs, Pod pod) {}
 
@@ -138,7 +143,21 @@ public final class PodRenderer {
           role.isTakeOver() ? Optional.empty() : attachment.flatMap(a -> a.request(role.kind()));
       List<Pod> pods = new ArrayList<>();
       for (int ordinal = 0; ordinal < role.replicas(); ordinal++) {
-        pods.add(memoized(md, role, r, ordinal, engine, version, request));
+        pods.add(
+            memoized(
+                new PodInputs(
+                    md.getApiVersion(),
+                    md.getKind(),
+                    md.getMetadata().getNamespace(),
+                    md.getMetadata().getName(),
+                    md.getMetadata().getUid(),
+                    spec.model().name(),
+                    role,
+                    r,
+                    ordinal,
+                    engine,
+                    version,
+                    request)));
       }
       plans.add(new Rendering.RolePlan(role.name(), role.isTakeOver(), List.copyOf(pods)));
     }
@@ -213,35 +232,13 @@ public final class PodRenderer {
     return out;
   }
 
-  private Pod memoized(
-      ModelDeployment md,
-      Role role,
-      int index,
-      int ordinal,
-      Engine engine,
-      Optional<String> version,
-      Optional<AttachmentRequest> request) {
-    PodInputs inputs =
-        new PodInputs(
-            md.getApiVersion(),
-            md.getKind(),
-            md.getMetadata().getNamespace(),
-            md.getMetadata().getName(),
-            md.getMetadata().getUid(),
-            md.getSpec().model().name(),
-            role,
-            index,
-            ordinal,
-            engine.id(),
-            version,
-            request);
-    String replica = md.getMetadata().getUid() + "/" + index + "/" + ordinal;
-    Rendered last = lastRendered.get(replica);
+  private Pod memoized(PodInputs inputs) {
+    Rendered last = lastRendered.get(inputs.replica());
     if (last != null && last.inputs().equals(inputs)) {
       return last.pod();
     }
-    Pod pod = pod(md, role, index, ordinal, engine, version, request);
-    lastRendered.put(replica, new Rendered(inputs, pod));
+    Pod pod = pod(inputs);
+    lastRendered.put(inputs.replica(), new Rendered(inputs, pod));
     return pod;
   }
 
@@ -251,14 +248,10 @@ public final class PodRenderer {
     lastRendered.keySet().removeIf(k -> k.startsWith(prefix));
   }
 
-  private static Pod pod(
-      ModelDeployment md,
-      Role role,
-      int index,
-      int ordinal,
-      Engine engine,
-      Optional<String> version,
-      Optional<AttachmentRequest> request) {
+  private static Pod pod(PodInputs in) {
+    Role role = in.role();
+    Engine engine = in.engine();
+    Optional<String> version = in.version();
     String image =
         role.image()
             .or(() -> engine.defaultImage(version))
@@ -266,7 +259,7 @@ public final class PodRenderer {
                 () ->
                     new RenderException(
                         "spec.roles["
-                            + index
+                            + in.index()
                             + "].image is required: engine "
                             + quote(engine.id())
                             + " names no default image"));
@@ -275,7 +268,7 @@ public final class PodRenderer {
             ? List.of(
                 ContainerPort.builder().name("http").containerPort(engine.defaultPort()).build())
             : role.ports();
-    Optional<CacheAttachment> cache = request.map(engine::attachment);
+    Optional<CacheAttachment> cache = in.request().map(engine::attachment);
     List<String> command;
     List<EnvVar> env;
     if (role.isTakeOver()) {
@@ -285,21 +278,21 @@ public final class PodRenderer {
       command =
           engine.renderCommand(
               ManagedRole.builder()
-                  .model(md.getSpec().model().name())
+                  .model(in.model())
                   .addAllExtraArgs(role.extraArgs())
                   .port(ports.get(0).containerPort())
                   .engineVersion(version)
-                  .attachment(request)
+                  .attachment(in.request())
                   .build());
       env = cache.map(c -> engine.renderEnv(role.env(), c)).orElse(role.env());
     }
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("app.kubernetes.io/name", "model-deployment");
-    labels.put(Keys.INSTANCE, md.getMetadata().getName());
+    labels.put(Keys.INSTANCE, in.name());
     labels.put(Keys.COMPONENT, role.name());
     labels.put(Keys.MANAGED_BY, MANAGER);
     labels.put("modeldeployment.gpustack.ai/role-kind", role.kind().name());
-    labels.put(Keys.POD_ORDINAL, Integer.toString(ordinal));
+    labels.put(Keys.POD_ORDINAL, Integer.toString(in.ordinal()));
     Map<String, String> annotations = new LinkedHashMap<>();
     Optional<ClientConfigFile> config = cache.flatMap(CacheAttachment::clientConfig);
     config.ifPresent(c -> annotations.put(Keys.CLIENT_CONFIG, c.content()));
@@ -322,16 +315,16 @@ public final class PodRenderer {
     PodBuilder pod =
         new PodBuilder()
             .withNewMetadata()
-            .withName(md.getMetadata().getName() + "-" + role.name() + "-" + ordinal)
-            .withNamespace(md.getMetadata().getNamespace())
+            .withName(in.name() + "-" + role.name() + "-" + in.ordinal())
+            .withNamespace(in.namespace())
             .withLabels(labels)
             .withAnnotations(annotations)
             .withOwnerReferences(
                 new OwnerReferenceBuilder()
-                    .withApiVersion(md.getApiVersion())
-                    .withKind(md.getKind())
-                    .withName(md.getMetadata().getName())
-                    .withUid(md.getMetadata().getUid())
+                    .withApiVersion(in.apiVersion())
+                    .withKind(in.kind())
+                    .withName(in.name())
+                    .withUid(in.uid())
                     .withController(true)
                     .withBlockOwnerDeletion(true)
                     .build())

@@ -3,21 +3,13 @@ package ai.gpustack.kvcache.operator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The shipped {@code target/kvcache.jar} runs on its own and sees every engine module. */
 class FatJarIT {
   static Result run(String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.add("-jar");
-    command.add(Path.of("target", "kvcache.jar").toString());
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).start();
+    Process p = new ProcessBuilder(ShippedJar.command(args)).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();

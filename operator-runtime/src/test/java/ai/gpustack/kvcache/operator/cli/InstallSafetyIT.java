@@ -48,12 +48,9 @@ class InstallSafetyIT {
 
   private Process run(String identity, Path kubeconfig, int health, String... more)
       throws IOException {
-    List<String> command =
+    List<String> args =
         new ArrayList<>(
             List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "-jar",
-                Path.of("target", "kvcache.jar").toString(),
                 "run",
                 "--kubeconfig",
                 kubeconfig.toString(),
@@ -61,11 +58,8 @@ class InstallSafetyIT {
                 "127.0.0.1:" + health,
                 "--identity",
                 identity));
-    command.addAll(List.of(more));
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve(identity + ".log").toFile())
-        .start();
+    args.addAll(List.of(more));
+    return ShippedJar.start(dir.resolve(identity + ".log"), args.toArray(String[]::new));
   }
 
   private String log(String identity) throws IOException {

@@ -18,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -39,17 +38,7 @@ class ProcessIT {
   }
 
   Process start(String... args) throws IOException {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "-jar",
-                Path.of("target", "kvcache.jar").toString()));
-    command.addAll(List.of(args));
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve("process.log").toFile())
-        .start();
+    return ShippedJar.start(dir.resolve("process.log"), args);
   }
 
   static void await(String what, Supplier<Boolean> done) throws InterruptedException {
@@ -86,15 +75,7 @@ class ProcessIT {
             }
           });
       List<String> command =
-          List.of(
-              ProcessHandle.current().info().command().orElse("java"),
-              "-jar",
-              Path.of("target", "kvcache.jar").toString(),
-              "preflight",
-              "--kubeconfig",
-              kubeconfig.toString(),
-              "-o",
-              "json");
+          ShippedJar.command("preflight", "--kubeconfig", kubeconfig.toString(), "-o", "json");
       Process preflight =
           new ProcessBuilder(command)
               .redirectOutput(dir.resolve("preflight.json").toFile())

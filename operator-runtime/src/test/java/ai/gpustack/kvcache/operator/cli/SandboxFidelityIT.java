@@ -52,20 +52,13 @@ class SandboxFidelityIT {
     assumeTrue(
         SandboxKubectlIT.onPath("kubectl"), "kubectl is not on the PATH; this suite runs it");
     kubeconfig = dir.resolve("sandbox.kubeconfig");
-    List<String> command =
-        List.of(
-            ProcessHandle.current().info().command().orElse("java"),
-            "-jar",
-            Path.of("target", "kvcache.jar").toString(),
+    sandbox =
+        ShippedJar.start(
+            dir.resolve("sandbox.log"),
             "sandbox",
             "--serve",
             "--kubeconfig-out",
             kubeconfig.toString());
-    sandbox =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("sandbox.log").toFile())
-            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (!Files.exists(dir.resolve("sandbox.log"))
         || !Files.readString(dir.resolve("sandbox.log")).contains("ready: ")) {

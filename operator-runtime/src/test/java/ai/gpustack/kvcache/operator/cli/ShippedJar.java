@@ -1,0 +1,29 @@
+package ai.gpustack.kvcache.operator.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** How the process tests run {@code target/kvcache.jar}: the shipped jar, on this test's JVM. */
+final class ShippedJar {
+  private ShippedJar() {}
+
+  /** {@code java -jar target/kvcache.jar args...}. */
+  static List<String> command(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.add("-jar");
+    command.add(Path.of("target", "kvcache.jar").toString());
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /** Starts {@link #command}, its stdout and stderr together in {@code log}. */
+  static Process start(Path log, String... args) throws IOException {
+    return new ProcessBuilder(command(args))
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+  }
+}
