@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     description = "Runs and checks the KV cache dtype enforcement of gpustack-kvcache.",
     subcommands = {
       EnginesCommand.class,
+      MigrateCommand.class,
       PreflightCommand.class,
       ReviewCommand.class,
       RenderCommand.class,

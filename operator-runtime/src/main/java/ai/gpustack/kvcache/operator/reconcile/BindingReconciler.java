@@ -6,10 +6,13 @@ import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
 import ai.gpustack.kvcache.operator.render.Conditions;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
+import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -30,6 +33,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A Binding's phase and conditions, the injection audit, and its deletion: the finalizer holds it
@@ -84,10 +88,12 @@ public final class BindingReconciler
                     .filter(
                         b ->
                             b.getSpec() != null
-                                && b.getSpec()
-                                    .poolRef()
-                                    .name()
-                                    .equals(p.getMetadata().getName()))));
+                                && b.getSpec().poolRef().name().equals(p.getMetadata().getName()))),
+        // Read, never woken by, when an injected Pod's report is resolved: the Settings in force,
+        // the backend (the store endpoint) and the domain's deployments (its formats).
+        Informers.everything(Setting.class, context),
+        Informers.watch(KVCacheBackend.class, context, b -> Stream.empty(), (a, b) -> false),
+        Informers.watch(ModelDeployment.class, context, md -> Stream.empty(), (a, b) -> false));
   }
 
   @Override

@@ -31,12 +31,22 @@ final class CacheView implements ClusterView {
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public Optional<KVCachePoolBinding> binding(String namespace, String name) {
+    if (context.getPrimaryResource() instanceof KVCachePoolBinding) {
+      return ((Context<KVCachePoolBinding>) context)
+          .getPrimaryCache()
+          .get(new ResourceID(name, namespace));
+    }
     return source(KVCachePoolBinding.class).get(new ResourceID(name, namespace));
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public List<KVCachePoolBinding> bindings() {
+    if (context.getPrimaryResource() instanceof KVCachePoolBinding) {
+      return ((Context<KVCachePoolBinding>) context).getPrimaryCache().list().toList();
+    }
     return source(KVCachePoolBinding.class).list(b -> true).toList();
   }
 

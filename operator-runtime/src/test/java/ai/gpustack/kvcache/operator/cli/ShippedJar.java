@@ -11,8 +11,14 @@ final class ShippedJar {
 
   /** {@code java -jar target/kvcache.jar args...}. */
   static List<String> command(String... args) {
+    return command(List.of(), args);
+  }
+
+  /** {@code java jvmOptions... -jar target/kvcache.jar args...}. */
+  static List<String> command(List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.addAll(jvmOptions);
     command.add("-jar");
     command.add(Path.of("target", "kvcache.jar").toString());
     command.addAll(List.of(args));
