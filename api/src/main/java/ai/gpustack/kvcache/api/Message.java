@@ -184,8 +184,10 @@ public enum Message {
           + " module's table",
       "The attached engine's spelling table does not list the Binding's dtype, so the engine would"
           + " exit on it (for example bf16 on vLLM, fp8 or float16 on SGLang).",
-      "Follow 'If new Pods fail argument parsing' in the upgrade guide; or relax the check with"
-          + " kv-cache-dtype-spelling-check."),
+      "Move the Binding's workloads to a new Binding with a spelling every attached engine"
+          + " accepts: kvcache migrate --binding NAMESPACE/NAME --dtype DTYPE shows the plan and"
+          + " carries it out with --apply ('If new Pods fail argument parsing' in the upgrade guide"
+          + " has the manual steps); or relax the check with kv-cache-dtype-spelling-check."),
   FORMAT_DIFFERS_IN_DOMAIN(
       "KVCachePoolBinding %s (domain %s) holds one KV format, but dtype %s on %s stores %s while"
           + " the domain stores %s since %s (%s): engines writing two formats into one domain"

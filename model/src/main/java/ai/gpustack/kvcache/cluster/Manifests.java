@@ -25,6 +25,7 @@ import java.util.stream.Stream;
  */
 public final class Manifests {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final String KUSTOMIZE = "kustomize.config.k8s.io/";
   private static final Pattern MARK = Pattern.compile("line \\d+, column \\d+");
 
   private Manifests() {}
@@ -49,7 +50,10 @@ public final class Manifests {
     return out;
   }
 
-  /** The documents of one file; {@code List} kinds are expanded into their items. */
+  /**
+   * The documents of one file; {@code List} kinds are expanded into their items, and kustomize's
+   * build files ({@code kustomization.yaml}) skipped.
+   */
   public static List<JsonNode> documents(Path file) {
     List<JsonNode> out = new ArrayList<>();
     try (MappingIterator<JsonNode> docs =
@@ -64,6 +68,10 @@ public final class Manifests {
         }
         if (!doc.isObject() || !doc.has("kind")) {
           throw new UnreadableManifest(file + ": a document without a kind", null);
+        }
+        if (doc.path("apiVersion").asText().startsWith(KUSTOMIZE)) {
+          // kustomize's own build file, not an object: a directory of manifests often has one.
+          continue;
         }
         if (doc.path("kind").asText().endsWith("List") && doc.has("items")) {
           doc.get("items").forEach(out::add);
@@ -139,8 +147,12 @@ public final class Manifests {
   public static HasMetadata object(KubernetesSerialization serialization, JsonNode doc) {
     try {
       Object o = serialization.unmarshal(doc.toString());
-      if (o instanceof HasMetadata h) {
+      if (o instanceof HasMetadata h && h.getMetadata() != null) {
         return h;
+      }
+      if (o instanceof HasMetadata) {
+        throw new UnreadableManifest(
+            describe(doc) + " has no metadata: name it under metadata.name", null);
       }
       throw new UnreadableManifest(describe(doc) + " is not a Kubernetes object", null);
     } catch (RuntimeException e) {

@@ -203,7 +203,20 @@ class PreflightCommandTest {
     CliRun run = CliRun.of("preflight", "-f", kindless.toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("kindless.yaml: a document without a kind");
+    Path nameless = dir.resolve("nameless.yaml");
+    Files.writeString(nameless, "apiVersion: v1\nkind: ConfigMap\n");
+    CliRun unnamed = CliRun.of("preflight", "-f", nameless.toString());
+    assertThat(unnamed.exitCode()).isEqualTo(2);
+    assertThat(unnamed.err()).contains("ConfigMap (unnamed) has no metadata");
     assertThat(CliRun.of("preflight", "-f", STORE, "-o", "yaml").exitCode()).isEqualTo(2);
+  }
+
+  @Test
+  void a_directory_built_with_kustomize_is_read_without_its_kustomization_file() {
+    // examples/sandbox holds a kustomization.yaml beside the manifests it lists.
+    CliRun run = CliRun.of("preflight", "-f", "../examples/sandbox", "-o", "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+    assertThat(run.out()).contains("\"legacy\"");
   }
 
   @Test

@@ -12,7 +12,7 @@ class SandboxStoryIT {
   @Test
   void the_sandbox_shows_renders_refusals_conditions_and_both_setting_flips() {
     StringWriter out = new StringWriter();
-    CommandLine cli = new CommandLine(new KvCacheCommand());
+    CommandLine cli = KvCacheCommand.commandLine("sandbox");
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(new StringWriter(), true));
     int code = cli.execute("sandbox");
