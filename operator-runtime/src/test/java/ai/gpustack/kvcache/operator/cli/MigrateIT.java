@@ -55,7 +55,7 @@ class MigrateIT {
     client = sandbox.client();
     sandbox.applyExamples();
     assertThat(sandbox.awaitSettled()).isTrue();
-    for (String name : List.of("kill1", "kill2", "kill3", "kill4", "sbs")) {
+    for (String name : List.of("kill1", "kill2", "kill3", "kill4", "sbs", "mixed", "flip", "inj")) {
       create(
           """
           apiVersion: worker.gpustack.ai/v1
@@ -71,10 +71,41 @@ class MigrateIT {
     }
     sandbox.flip(false);
     held("legacy-vllm", "legacy", 1);
-    for (String name : List.of("kill1", "kill2", "kill3", "kill4", "sbs")) {
+    for (String name : List.of("kill1", "kill2", "kill3", "kill4", "sbs", "flip", "inj")) {
       held(name + "-vllm", name, 2);
     }
+    // fp8 is E5M2 on vLLM 0.4 and E4M3 from 0.5: one domain cannot hold both.
+    held("mixed-old", "mixed", 1, "0.4.2");
+    held("mixed-new", "mixed", 1, "0.6.0");
     sandbox.flip(true);
+    create(
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: inj-sglang, namespace: team-a}
+        spec:
+          replicas: 2
+          selector: {matchLabels: {app: inj-sglang}}
+          template:
+            metadata:
+              labels: {app: inj-sglang, kvcache.gpustack.ai/inject: "true"}
+              annotations: {kvcache.gpustack.ai/binding: inj, kvcache.gpustack.ai/engine: SGLang}
+            spec:
+              containers:
+                - name: sglang
+                  image: lmsysorg/sglang:v0.5.18
+                  command: [python3, -m, sglang.launch_server]
+                  args: [--model-path, qwen/qwen3-8b]
+        """,
+        io.fabric8.kubernetes.api.model.apps.Deployment.class);
+    TestObjects.await(
+        "the injected Pods of inj-sglang",
+        Duration.ofSeconds(60),
+        () ->
+            client.pods().inNamespace(NS).withLabel("app", "inj-sglang").list().getItems().stream()
+                    .filter(Pods::ready)
+                    .count()
+                == 2);
     assertThat(sandbox.awaitSettled()).isTrue();
     TestObjects.await(
         "legacy-vllm held", Duration.ofSeconds(60), () -> "Held".equals(phase("legacy-vllm")));
@@ -87,6 +118,10 @@ class MigrateIT {
    * off.
    */
   private static void held(String name, String binding, int replicas) {
+    held(name, binding, replicas, "0.29.0");
+  }
+
+  private static void held(String name, String binding, int replicas, String version) {
     create(
         """
         apiVersion: worker.gpustack.ai/v1
@@ -94,11 +129,11 @@ class MigrateIT {
         metadata: {name: %s, namespace: team-a}
         spec:
           model: {name: qwen/qwen3-8b}
-          engine: {name: vLLM}
+          engine: {name: vLLM, version: "%s"}
           kvCache: {poolRef: {name: %s}}
           roles: [{name: server, replicas: %d}]
         """
-            .formatted(name, binding, replicas),
+            .formatted(name, version, binding, replicas),
         ModelDeployment.class);
     TestObjects.await(
         "the operator's finalizer on " + name,
@@ -135,7 +170,7 @@ class MigrateIT {
         .containsPattern("legacy-vllm +vLLM +legacy-vllm +legacy-vllm-server-0")
         .contains("$ kubectl -n team-a delete modeldeployment legacy-vllm --wait")
         .contains("Plan only: nothing was changed");
-    assertThat(everything()).isEqualTo(before);
+    assertUnchanged(before);
   }
 
   @Test
@@ -153,7 +188,7 @@ class MigrateIT {
             "create ModelDeployment team-a/chat-sglang: ModelDeployment \"chat-sglang\" is invalid")
         .contains("declares dtype \"float16\", which engine \"SGLang\" 0.5.18 does not accept")
         .doesNotContain("Applying");
-    assertThat(everything()).isEqualTo(before);
+    assertUnchanged(before);
   }
 
   @Test
@@ -226,6 +261,118 @@ class MigrateIT {
     assertMigrated("sbs", "sbs-vllm", "sbs-vllm-bfloat16", 2);
   }
 
+  @Test
+  @Order(6)
+  void a_dtype_two_attached_versions_store_in_different_formats_exits_1() {
+    Map<String, String> before = everything();
+
+    CliRun plan = migrate("--binding", "team-a/mixed", "--dtype", "fp8");
+
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isEqualTo(1);
+    assertThat(plan.out())
+        .contains("create ModelDeployment team-a/mixed-old:")
+        .contains("holds one KV format, but dtype \"fp8\" on vLLM 0.4.2 stores float8_e5m2");
+    assertUnchanged(before);
+  }
+
+  @Test
+  @Order(7)
+  void a_domain_name_claimed_on_the_backend_exits_1_naming_the_holder() {
+    CliRun plan =
+        migrate("--binding", "team-a/flip", "--dtype", "bfloat16", "--domain", "team-a-chat");
+
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isEqualTo(1);
+    assertThat(plan.out())
+        .contains("create KVCachePoolBinding team-a/flip-bfloat16:")
+        .contains("spec.domain.name")
+        .contains("team-a/chat");
+  }
+
+  @Test
+  @Order(8)
+  void the_setting_turned_off_for_a_migration_is_restored_by_the_run_that_finishes_it()
+      throws Exception {
+    Process killed =
+        jar(
+            1,
+            "--binding",
+            "team-a/flip",
+            "--dtype",
+            "bfloat16",
+            "--setting-off-while-migrating",
+            "--apply");
+
+    assertThat(killed.exitValue()).isEqualTo(137);
+    assertThat(settingValue()).isEqualTo("false");
+    assertThat(recordOn("flip").settingWas()).contains("true");
+
+    // Run again without the flag: the record remembers that the Setting is to be restored.
+    CliRun resumed = migrate("--binding", "team-a/flip", "--dtype", "bfloat16", "--apply");
+
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isZero();
+    assertThat(resumed.out())
+        .contains("restore Setting model-deployment-kv-cache-dtype-owned ... done");
+    assertThat(settingValue()).isEqualTo("true");
+    assertMigrated("flip", "flip-vllm", "flip-vllm", 2);
+  }
+
+  @Test
+  @Order(9)
+  void injected_workloads_keep_the_old_binding_until_included_then_move_with_it() {
+    CliRun first = migrate("--binding", "team-a/inj", "--dtype", "bfloat16", "--apply");
+
+    assertThat(first.exitCode()).as(first.out() + first.err()).isZero();
+    assertThat(first.out())
+        .contains(
+            "Deployment inj-sglang (SGLang, Pods inj-sglang-0,inj-sglang-1): left to its owner")
+        .contains("delete KVCachePoolBinding team-a/inj ... kept")
+        .contains("the old Binding is kept while the workloads left to their owners hold it");
+    assertThat(client.resources(KVCachePoolBinding.class).inNamespace(NS).withName("inj").get())
+        .isNotNull();
+
+    CliRun second =
+        migrate("--binding", "team-a/inj", "--dtype", "bfloat16", "--include-injected", "--apply");
+
+    assertThat(second.exitCode()).as(second.out() + second.err()).isZero();
+    assertThat(
+            client
+                .apps()
+                .deployments()
+                .inNamespace(NS)
+                .withName("inj-sglang")
+                .get()
+                .getSpec()
+                .getTemplate()
+                .getMetadata()
+                .getAnnotations())
+        .containsEntry(Keys.BINDING, "inj-bfloat16");
+    assertMigrated("inj", "inj-vllm", "inj-vllm", 2);
+    TestObjects.await(
+        "the injected Pods on the new Binding",
+        Duration.ofSeconds(60),
+        () ->
+            client.pods().inNamespace(NS).withLabel("app", "inj-sglang").list().getItems().stream()
+                    .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                    .filter(
+                        p ->
+                            Pods.annotation(p, Keys.INJECTED)
+                                .orElse("")
+                                .contains("\"dtype\":\"bfloat16\""))
+                    .count()
+                == 2);
+  }
+
+  private static String settingValue() {
+    return client
+        .resources(Setting.class)
+        .inNamespace("gpustack-system")
+        .withName("model-deployment-kv-cache-dtype-owned")
+        .get()
+        .getSpec()
+        .value()
+        .orElse("");
+  }
+
   private static void assertMigrated(String old, String oldMd, String md, int replicas) {
     String fresh = old + "-bfloat16";
     assertThat(client.resources(KVCachePoolBinding.class).inNamespace(NS).withName(old).get())
@@ -243,19 +390,23 @@ class MigrateIT {
     if (!oldMd.equals(md)) {
       assertThat(deployment(oldMd)).isNull();
     }
-    assertThat(phase(md)).isEqualTo("Ready");
+    TestObjects.await(md + " Ready", Duration.ofSeconds(60), () -> "Ready".equals(phase(md)));
     TestObjects.await(
         "exactly " + replicas + " replicas of " + md,
         Duration.ofSeconds(30),
         () -> pods(md).size() == replicas);
-    List<Pod> pods = pods(md);
-    assertThat(pods.stream().map(Pods::ordinal).sorted().toList())
+    TestObjects.await(
+        "every replica of " + md + " running --kv-cache-dtype bfloat16",
+        Duration.ofSeconds(60),
+        () ->
+            pods(md).size() == replicas
+                && pods(md).stream()
+                    .allMatch(
+                        p ->
+                            String.join(" ", p.getSpec().getContainers().get(0).getCommand())
+                                .contains("--kv-cache-dtype bfloat16")));
+    assertThat(pods(md).stream().map(Pods::ordinal).sorted().toList())
         .isEqualTo(java.util.stream.IntStream.range(0, replicas).boxed().toList());
-    assertThat(pods)
-        .allSatisfy(
-            p ->
-                assertThat(String.join(" ", p.getSpec().getContainers().get(0).getCommand()))
-                    .contains("--kv-cache-dtype bfloat16"));
     TestObjects.await(
         "the new Binding's usedBy naming " + md,
         Duration.ofSeconds(30),
@@ -333,6 +484,16 @@ class MigrateIT {
     return client.pods().inNamespace(NS).withLabel(Keys.INSTANCE, md).list().getItems().stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .toList();
+  }
+
+  private static void assertUnchanged(Map<String, String> before) {
+    Map<String, String> after = everything();
+    List<String> changed =
+        before.keySet().stream()
+            .filter(k -> !java.util.Objects.equals(before.get(k), after.get(k)))
+            .toList();
+    assertThat(changed).as("objects changed: %s", after).isEmpty();
+    assertThat(after.keySet()).isEqualTo(before.keySet());
   }
 
   /** Every object's kind, name, resourceVersion and spec: what "changes nothing" compares. */
