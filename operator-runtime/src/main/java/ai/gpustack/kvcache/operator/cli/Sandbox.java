@@ -59,14 +59,14 @@ public final class Sandbox implements AutoCloseable {
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   private final SandboxServer server;
-  private final KvCacheOperator operator;
+  private final Optional<KvCacheOperator> operator;
   private final Kubelet kubelet;
   private final ReplicaSets replicaSets;
   private final PrintWriter out;
 
   private Sandbox(
       SandboxServer server,
-      KvCacheOperator operator,
+      Optional<KvCacheOperator> operator,
       Kubelet kubelet,
       ReplicaSets replicaSets,
       PrintWriter out) {
@@ -79,22 +79,35 @@ public final class Sandbox implements AutoCloseable {
 
   /** Starts the server, the operator and the kubelet on {@code port} (0: any free one). */
   public static Sandbox start(EngineRegistry engines, int port, PrintWriter out) {
+    return start(engines, port, out, true);
+  }
+
+  /**
+   * Starts the server and the kubelet on {@code port} (0: any free one), and the operator in the
+   * same process when {@code withOperator}; without it, a {@code kvcache run} started apart
+   * reconciles (and can be killed and restarted as the real deployment is).
+   */
+  public static Sandbox start(
+      EngineRegistry engines, int port, PrintWriter out, boolean withOperator) {
     SandboxServer server = SandboxServer.start(engines, port);
     KubernetesClient client = server.client();
-    KvCacheOperator operator =
-        KvCacheOperator.start(
-            client,
-            engines,
-            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-            new KvCacheOperator.Options(
-                Optional.of("sandbox-operator"),
-                Duration.ofSeconds(15),
-                Optional.empty(),
-                Map.of(),
-                Clock.systemUTC(),
-                true,
-                KvCacheOperator.LeaseLost.STOP_RECONCILING,
-                () -> true));
+    Optional<KvCacheOperator> operator =
+        !withOperator
+            ? Optional.empty()
+            : Optional.of(
+                KvCacheOperator.start(
+                    client,
+                    engines,
+                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                    new KvCacheOperator.Options(
+                        Optional.of("sandbox-operator"),
+                        Duration.ofSeconds(15),
+                        Optional.empty(),
+                        Map.of(),
+                        Clock.systemUTC(),
+                        true,
+                        KvCacheOperator.LeaseLost.STOP_RECONCILING,
+                        () -> true)));
     Events replicaSetEvents = new Events(client, "replicaset-controller");
     ReplicaSets replicaSets =
         new ReplicaSets(
@@ -367,7 +380,7 @@ public final class Sandbox implements AutoCloseable {
   public void close() {
     replicaSets.close();
     kubelet.close();
-    operator.close();
+    operator.ifPresent(KvCacheOperator::close);
     server.close();
   }
 }

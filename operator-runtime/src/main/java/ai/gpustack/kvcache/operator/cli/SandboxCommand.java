@@ -39,13 +39,39 @@ final class SandboxCommand implements Callable<Integer> {
       description = "The API server's port (default: any free one).")
   int port;
 
+  @Option(
+      names = "--no-operator",
+      description =
+          "With --serve: no operator in the process. The API server, the admission chain and the"
+              + " kubelet serve; a 'kvcache run --kubeconfig <kubeconfig> --no-webhook' started"
+              + " apart reconciles, and can be killed and restarted like the real deployment.")
+  boolean noOperator;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    try (Sandbox sandbox = Sandbox.start(EngineRegistry.load(), port, out)) {
+    if (noOperator && !serve) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--no-operator needs --serve: without an operator there is no story to tell");
+    }
+    try (Sandbox sandbox = Sandbox.start(EngineRegistry.load(), port, out, !noOperator)) {
       sandbox.applyExamples();
+      if (noOperator) {
+        Files.writeString(kubeconfig, sandbox.server().kubeconfig());
+        out.println();
+        out.println(
+            "No operator runs in this process: start one with"
+                + " 'kvcache run --kubeconfig "
+                + kubeconfig.toAbsolutePath()
+                + " --no-webhook'.");
+        out.println("ready: " + kubeconfig.toAbsolutePath());
+        out.flush();
+        awaitStop();
+        return 0;
+      }
       boolean settled = sandbox.awaitSettled();
       sandbox.report();
       if (serve) {
@@ -53,9 +79,7 @@ final class SandboxCommand implements Callable<Integer> {
         out.println();
         out.println("ready: " + kubeconfig.toAbsolutePath());
         out.flush();
-        CountDownLatch stop = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-        stop.await();
+        awaitStop();
         return 0;
       }
       sandbox.flip(false);
@@ -72,5 +96,11 @@ final class SandboxCommand implements Callable<Integer> {
       out.flush();
       return settled ? 0 : 1;
     }
+  }
+
+  private static void awaitStop() throws InterruptedException {
+    CountDownLatch stop = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+    stop.await();
   }
 }
