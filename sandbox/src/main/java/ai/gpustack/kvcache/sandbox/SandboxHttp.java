@@ -16,6 +16,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.net.SelfSignedCertificate;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,7 @@ final class SandboxHttp implements AutoCloseable {
   private final HttpServer server;
   private final Dispatcher dispatcher;
   private WatchStream watches;
+  private volatile Faults faults = Faults.none();
 
   SandboxHttp(Dispatcher dispatcher, int port) {
     this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(4));
@@ -54,6 +56,14 @@ final class SandboxHttp implements AutoCloseable {
     return vertx;
   }
 
+  void faults(Faults faults) {
+    this.faults = faults;
+  }
+
+  Faults faults() {
+    return faults;
+  }
+
   void watches(WatchStream watches) {
     this.watches = watches;
   }
@@ -63,10 +73,85 @@ final class SandboxHttp implements AutoCloseable {
   }
 
   private void handle(HttpServerRequest request) {
+    Faults faults = this.faults;
+    boolean faulty = faults.applies(request.getHeader("User-Agent"));
+    boolean watch =
+        "true".equals(request.getParam("watch")) || "1".equals(request.getParam("watch"));
+    if (faulty && watch && request.getParam("resourceVersion") != null && faults.expire()) {
+      expired(request);
+      return;
+    }
+    if (faulty && !watch) {
+      Optional<Integer> code = faults.error(request.method().name());
+      if (code.isPresent()) {
+        fail(request, code.get());
+        return;
+      }
+    }
     if (watches != null && WatchStream.isHttpWatch(request)) {
+      if (faulty) {
+        faults
+            .watchDrop()
+            .ifPresent(
+                d ->
+                    vertx.setTimer(
+                        d.toMillis(),
+                        id -> {
+                          if (!request.response().ended() && !request.response().closed()) {
+                            faults.dropped();
+                            request.connection().close();
+                          }
+                        }));
+      }
       watches.serve(request);
       return;
     }
+    long delay = faulty && !watch ? faults.latency() : 0;
+    if (delay > 0) {
+      request.pause();
+      vertx.setTimer(
+          delay,
+          id -> {
+            request.resume();
+            dispatch(request, false);
+          });
+      return;
+    }
+    dispatch(request, faulty);
+  }
+
+  /**
+   * A watch from a resource version too old to resume from, as the API server answers it: the watch
+   * opens, its first event is an {@code ERROR} carrying the 410 {@code Expired} Status, and it
+   * ends; the client lists again.
+   */
+  private static void expired(HttpServerRequest request) {
+    String event = "{\"type\":\"ERROR\",\"object\":" + Faults.status(410) + "}";
+    if ("websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+      request
+          .toWebSocket()
+          .onSuccess(ws -> ws.writeTextMessage(event).onComplete(done -> ws.close()))
+          .onFailure(e -> request.response().setStatusCode(400).end());
+    } else {
+      request
+          .response()
+          .setStatusCode(200)
+          .putHeader("Content-Type", "application/json")
+          .end(event + "\n");
+    }
+  }
+
+  /** Answers {@code code} as the API server words it, with {@code Retry-After} on 429. */
+  private static void fail(HttpServerRequest request, int code) {
+    HttpServerResponse out =
+        request.response().setStatusCode(code).putHeader("Content-Type", "application/json");
+    if (code == 429) {
+      out.putHeader("Retry-After", "1");
+    }
+    out.end(Faults.status(code));
+  }
+
+  private void dispatch(HttpServerRequest request, boolean faulty) {
     // A WebSocket upgrade must find the request unread: read a body only when one is sent.
     (hasBody(request)
             ? request.body()
@@ -86,7 +171,24 @@ final class SandboxHttp implements AutoCloseable {
                 request
                     .toWebSocket()
                     .onFailure(e -> request.response().setStatusCode(400).end())
-                    .onSuccess(new ServerWebSocketHandler(recorded, answer));
+                    .onSuccess(
+                        ws -> {
+                          new ServerWebSocketHandler(recorded, answer).handle(ws);
+                          if (faulty) {
+                            faults
+                                .watchDrop()
+                                .ifPresent(
+                                    d ->
+                                        vertx.setTimer(
+                                            d.toMillis(),
+                                            id -> {
+                                              if (!ws.isClosed()) {
+                                                faults.dropped();
+                                                ws.close();
+                                              }
+                                            }));
+                          }
+                        });
                 return;
               }
               HttpServerResponse out = request.response().setStatusCode(answer.code());

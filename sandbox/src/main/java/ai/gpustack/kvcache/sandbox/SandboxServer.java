@@ -38,6 +38,7 @@ public final class SandboxServer implements AutoCloseable {
             .withOauthToken("sandbox")
             .withNamespace("default")
             .withRequestTimeout(30_000)
+            .withUserAgent(Faults.EXEMPT_AGENT)
             .build();
     client =
         new KubernetesClientBuilder()
@@ -108,7 +109,20 @@ public final class SandboxServer implements AutoCloseable {
     return log;
   }
 
-  /** A client with the project's serialization. */
+  /**
+   * From now on, answers the requests of every client but the sandbox's own with {@code faults}
+   * ({@link Faults#none()} to stop).
+   */
+  public void faults(Faults faults) {
+    http.faults(faults);
+  }
+
+  /** The faults in force, with what they injected so far. */
+  public Faults faults() {
+    return http.faults();
+  }
+
+  /** A client with the project's serialization; its requests never see faults. */
   public KubernetesClient client() {
     return client;
   }

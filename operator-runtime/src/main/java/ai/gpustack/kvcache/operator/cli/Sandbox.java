@@ -96,7 +96,7 @@ public final class Sandbox implements AutoCloseable {
             ? Optional.empty()
             : Optional.of(
                 KvCacheOperator.start(
-                    client,
+                    operatorClient(server),
                     engines,
                     new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
                     new KvCacheOperator.Options(
@@ -117,6 +117,20 @@ public final class Sandbox implements AutoCloseable {
                 replicaSetEvents.warning(deployment, "FailedCreate", "Error creating: " + message));
     return new Sandbox(
         server, operator, new Kubelet(client, Duration.ofMillis(300)), replicaSets, out);
+  }
+
+  /**
+   * The in-process operator's own client: named in the audit log as the operator, and so not spared
+   * the faults the sandbox's stand-ins are.
+   */
+  private static KubernetesClient operatorClient(SandboxServer server) {
+    io.fabric8.kubernetes.client.Config config =
+        io.fabric8.kubernetes.client.Config.fromKubeconfig(server.kubeconfig());
+    config.setUserAgent("kvcache-operator/sandbox-operator");
+    return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+        .withConfig(config)
+        .withKubernetesSerialization(KvCacheSerialization.create())
+        .build();
   }
 
   public SandboxServer server() {

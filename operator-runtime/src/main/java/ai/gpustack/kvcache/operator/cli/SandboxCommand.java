@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.operator.cli;
 
+import ai.gpustack.kvcache.sandbox.Faults;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -47,6 +48,18 @@ final class SandboxCommand implements Callable<Integer> {
               + " apart reconciles, and can be killed and restarted like the real deployment.")
   boolean noOperator;
 
+  @Option(
+      names = "--faults",
+      paramLabel = "SPEC",
+      description =
+          "Answer the operator's, kubectl's and every other client's requests with faults:"
+              + " rate=0.05,codes=409,429,500,503 (a share of requests answered with one of those"
+              + " errors; 409 only on PUT and PATCH), latency=0-200ms, watch-drop=30s (each watch"
+              + " closed after that long), expired=0.01 (a share of watches from a resource version"
+              + " answered 410 Gone), seed=N. The sandbox's own kubelet and ReplicaSet controller"
+              + " are spared. Off by default.")
+  String faults;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -57,8 +70,33 @@ final class SandboxCommand implements Callable<Integer> {
           spec.commandLine(),
           "--no-operator needs --serve: without an operator there is no story to tell");
     }
+    Faults injected = Faults.none();
+    if (faults != null) {
+      if (!serve) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--faults needs --serve: the story runs without faults");
+      }
+      try {
+        injected = Faults.parse(faults);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
+    }
     try (Sandbox sandbox = Sandbox.start(EngineRegistry.load(), port, out, !noOperator)) {
       sandbox.applyExamples();
+      if (injected.active()) {
+        Faults counted = injected;
+        sandbox.server().faults(counted);
+        out.println();
+        out.println("faults: " + counted + " (spared: the sandbox's own kubelet and controllers)");
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      out.println("faults injected: " + counted.total() + " " + counted.injected());
+                      out.flush();
+                    }));
+      }
       if (noOperator) {
         Files.writeString(kubeconfig, sandbox.server().kubeconfig());
         out.println();
