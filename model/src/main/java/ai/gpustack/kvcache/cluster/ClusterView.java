@@ -34,4 +34,13 @@ public interface ClusterView {
 
   /** The Settings in force, read with their rules. */
   EffectiveSettings settings();
+
+  /**
+   * Why this view cannot vouch for the cluster as it is now, when it cannot: a cache that has not
+   * heard from the API server for too long ({@code "has not heard from the API server for 45 s"}).
+   * Empty for a view that is current; a snapshot is what it is.
+   */
+  default java.util.Optional<String> staleness() {
+    return java.util.Optional.empty();
+  }
 }

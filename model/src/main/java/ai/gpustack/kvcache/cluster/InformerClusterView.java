@@ -12,6 +12,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,8 +26,13 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<ModelDeployment> deployments;
   private final SharedIndexInformer<Setting> settings;
   private final SharedIndexInformer<Pod> injectedPods;
+  private final Duration staleAfter;
+  private final Clock clock;
+  private volatile Instant unwatchedSince;
 
-  private InformerClusterView(KubernetesClient client) {
+  private InformerClusterView(KubernetesClient client, Duration staleAfter, Clock clock) {
+    this.staleAfter = staleAfter;
+    this.clock = clock;
     this.bindings = client.resources(KVCachePoolBinding.class).inAnyNamespace().inform();
     this.pools = client.resources(KVCachePool.class).inform();
     this.backends = client.resources(KVCacheBackend.class).inform();
@@ -36,7 +44,63 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   /** Starts the informers; {@link #synced()} turns true once each has listed. */
   public static InformerClusterView start(KubernetesClient client) {
-    return new InformerClusterView(client);
+    return start(client, STALE_AFTER, Clock.systemUTC());
+  }
+
+  /** How long the informers may be without a watch before the view is stale: a reconnect is not. */
+  public static final Duration STALE_AFTER = Duration.ofSeconds(30);
+
+  /**
+   * As {@link #start(KubernetesClient)}, the view turning stale once an informer has had no watch
+   * on the API server for {@code staleAfter} by {@code clock}.
+   */
+  public static InformerClusterView start(
+      KubernetesClient client, Duration staleAfter, Clock clock) {
+    return new InformerClusterView(client, staleAfter, clock);
+  }
+
+  /**
+   * Stale once some informer has not been watching for {@code staleAfter}: its cache holds what the
+   * API server said then, and nothing since. Measured from the first call that finds it so; a
+   * caller asks on every review.
+   */
+  @Override
+  public Optional<String> staleness() {
+    List<String> unwatched = new java.util.ArrayList<>();
+    for (SharedIndexInformer<?> informer : informers()) {
+      if (!informer.isWatching()) {
+        unwatched.add(informer.getApiTypeClass().getSimpleName());
+      }
+    }
+    Instant now = clock.instant();
+    if (unwatched.isEmpty()) {
+      unwatchedSince = null;
+      return Optional.empty();
+    }
+    Instant since = unwatchedSince;
+    if (since == null) {
+      unwatchedSince = now;
+      return Optional.empty();
+    }
+    Duration quiet = Duration.between(since, now);
+    if (quiet.compareTo(staleAfter) < 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "has not heard from the API server for "
+            + quiet.toSeconds()
+            + " s (no watch on "
+            + String.join(", ", unwatched)
+            + ")");
+  }
+
+  /** Whether every informer has its watch on the API server open now. */
+  public boolean watching() {
+    return informers().stream().allMatch(SharedIndexInformer::isWatching);
+  }
+
+  private List<SharedIndexInformer<?>> informers() {
+    return List.of(bindings, pools, backends, deployments, settings, injectedPods);
   }
 
   public boolean synced() {

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The admission webhook's logic behind one entry point: routes an AdmissionReview to its route's
@@ -33,8 +34,10 @@ public final class Admission {
   private static final KubernetesSerialization SERIALIZATION = KvCacheSerialization.create(MAPPER);
 
   private final Map<Route, Rule> rules = new EnumMap<>(Route.class);
+  private final ClusterView cluster;
 
   public Admission(EngineRegistry engines, ClusterView cluster) {
+    this.cluster = cluster;
     ObjectReader reader = new ObjectReader(MAPPER);
     AttachmentResolver resolver = new AttachmentResolver(engines);
     rules.put(Route.KV_CACHE_POOL_BINDING, new BindingRule(engines, cluster, reader));
@@ -83,12 +86,43 @@ public final class Admission {
     if (!route.operations().contains(request.operation())) {
       return Decision.allow(List.of());
     }
+    if (readsCluster(route, request)) {
+      Optional<String> stale = cluster.staleness();
+      if (stale.isPresent()) {
+        return Decision.deny(
+            503,
+            request.subject()
+                + " cannot be checked now: the webhook "
+                + stale.get()
+                + ", so it cannot vouch for the Bindings, pools and deployments the check reads;"
+                + " it is refused rather than admitted unchecked. Retry once the webhook reaches"
+                + " the API server again (a Pod's owner retries by itself)");
+      }
+    }
     try {
       return rules.get(route).decide(request);
     } catch (ObjectReader.Unreadable e) {
       return Decision.deny(
           400, request.subject() + " is unreadable: " + String.join(", ", e.problems().messages()));
     }
+  }
+
+  /**
+   * Whether the rule's verdict on {@code request} depends on cluster state: injecting a Pod,
+   * creating a Binding or a deployment, and updating a deployment that is not being deleted. An
+   * update that finishes a deletion (a finalizer removed), a Binding update (its rules compare old
+   * and new), Pools, Backends, Settings and the Pod freeze read nothing, so a stale cache never
+   * blocks them.
+   */
+  private static boolean readsCluster(Route route, Request request) {
+    return switch (route) {
+      case POD_INJECTION -> true;
+      case KV_CACHE_POOL_BINDING -> request.isCreate();
+      case MODEL_DEPLOYMENT ->
+          request.isCreate()
+              || request.object().path("metadata").path("deletionTimestamp").isMissingNode();
+      default -> false;
+    };
   }
 
   /** Reads the request out of a review; throws {@link AdmissionException} when there is none. */
@@ -153,6 +187,7 @@ public final class Admission {
   private static String reason(int code) {
     return switch (code) {
       case 400 -> "BadRequest";
+      case 503 -> "ServiceUnavailable";
       case 500 -> "InternalError";
       default -> "Forbidden";
     };
