@@ -93,6 +93,11 @@ final class SandboxDispatcher extends Dispatcher {
     chain.endpoints(ready);
   }
 
+  /** A request the HTTPS front answers itself (a watch), for the audit log. */
+  void served(RecordedRequest request) {
+    recorder.accept(request);
+  }
+
   /** Hands every request to {@code recorder} first (an audit log, for tests of permissions). */
   void record(Consumer<RecordedRequest> recorder) {
     this.recorder = recorder;

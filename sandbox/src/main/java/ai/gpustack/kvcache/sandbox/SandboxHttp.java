@@ -24,9 +24,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The sandbox's HTTPS front on loopback (HTTP/1.1, a self-signed certificate). Requests go to the
- * {@link Dispatcher} as fabric8's mock server would send them, with two differences its front
- * cannot make: a watch over plain HTTP (kubectl, client-go) is streamed by {@link WatchStream},
- * while fabric8's own clients keep their WebSocket watches.
+ * {@link Dispatcher} as fabric8's mock server would send them, except watches: over plain HTTP
+ * (kubectl, client-go) or a WebSocket (fabric8's clients), {@link WatchStream} serves them, so both
+ * resume from the {@code resourceVersion} asked for, as the API server's do. {@link Faults}, when
+ * set, fall here, before anything is stored.
  */
 final class SandboxHttp implements AutoCloseable {
   private final Vertx vertx;
@@ -88,7 +89,16 @@ final class SandboxHttp implements AutoCloseable {
         return;
       }
     }
-    if (watches != null && WatchStream.isHttpWatch(request)) {
+    if (watches != null && WatchStream.isWatch(request)) {
+      if (dispatcher instanceof SandboxDispatcher sandbox) {
+        sandbox.served(
+            new RecordedRequest(
+                request.version().alpnName().toUpperCase(Locale.ROOT),
+                HttpMethod.fromVertx(request.method()),
+                request.uri(),
+                Headers.builder().addAll(request.headers()).build(),
+                new Buffer(new byte[0])));
+      }
       if (faulty) {
         faults
             .watchDrop()
@@ -97,7 +107,7 @@ final class SandboxHttp implements AutoCloseable {
                     vertx.setTimer(
                         d.toMillis(),
                         id -> {
-                          if (!request.response().ended() && !request.response().closed()) {
+                          if (!request.response().closed()) {
                             faults.dropped();
                             request.connection().close();
                           }
@@ -113,11 +123,11 @@ final class SandboxHttp implements AutoCloseable {
           delay,
           id -> {
             request.resume();
-            dispatch(request, false);
+            dispatch(request);
           });
       return;
     }
-    dispatch(request, faulty);
+    dispatch(request);
   }
 
   /**
@@ -151,7 +161,7 @@ final class SandboxHttp implements AutoCloseable {
     out.end(Faults.status(code));
   }
 
-  private void dispatch(HttpServerRequest request, boolean faulty) {
+  private void dispatch(HttpServerRequest request) {
     // A WebSocket upgrade must find the request unread: read a body only when one is sent.
     (hasBody(request)
             ? request.body()
@@ -171,24 +181,7 @@ final class SandboxHttp implements AutoCloseable {
                 request
                     .toWebSocket()
                     .onFailure(e -> request.response().setStatusCode(400).end())
-                    .onSuccess(
-                        ws -> {
-                          new ServerWebSocketHandler(recorded, answer).handle(ws);
-                          if (faulty) {
-                            faults
-                                .watchDrop()
-                                .ifPresent(
-                                    d ->
-                                        vertx.setTimer(
-                                            d.toMillis(),
-                                            id -> {
-                                              if (!ws.isClosed()) {
-                                                faults.dropped();
-                                                ws.close();
-                                              }
-                                            }));
-                          }
-                        });
+                    .onSuccess(new ServerWebSocketHandler(recorded, answer));
                 return;
               }
               HttpServerResponse out = request.response().setStatusCode(answer.code());

@@ -7,6 +7,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.ServerWebSocket;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -18,15 +19,110 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * A watch over plain HTTP, as kubectl and client-go open one: {@code 200}, then one JSON event per
- * line ({@code ADDED}, {@code MODIFIED}, {@code DELETED}, {@code BOOKMARK}, {@code ERROR}) for as
- * long as {@code timeoutSeconds} allows or the client stays. Starts after the {@code
- * resourceVersion} asked for (with every selected object as {@code ADDED} when none, or {@code 0}),
- * honours the namespace, {@code labelSelector} and {@code fieldSelector}, and writes each object as
- * a one-row Table when the client asked for Tables ({@code kubectl get -w}).
+ * A watch, as kubectl and client-go open one over plain HTTP ({@code 200}, then one JSON event per
+ * line) or fabric8's clients over a WebSocket (one event per text frame) ({@code ADDED}, {@code
+ * MODIFIED}, {@code DELETED}, {@code BOOKMARK}, {@code ERROR}) for as long as {@code
+ * timeoutSeconds} allows or the client stays. Starts after the {@code resourceVersion} asked for
+ * (with every selected object as {@code ADDED} when none, or {@code 0}), honours the namespace,
+ * {@code labelSelector} and {@code fieldSelector}, and writes each object as a one-row Table when
+ * the client asked for Tables ({@code kubectl get -w}).
  */
 final class WatchStream {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Where a watch's events go: the lines of a chunked response, or WebSocket text frames. */
+  interface Sink {
+    /** Before the first event: a Status instead, and the end. */
+    void refuse(Statuses.Status status);
+
+    /** Opens the stream (HTTP: 200 and the headers). */
+    void open();
+
+    void write(String event);
+
+    void end();
+
+    boolean closed();
+
+    void onClose(Runnable closed);
+  }
+
+  static Sink http(HttpServerResponse out) {
+    return new Sink() {
+      @Override
+      public void refuse(Statuses.Status status) {
+        send(out, status);
+      }
+
+      @Override
+      public void open() {
+        out.setChunked(true).setStatusCode(200).putHeader("Content-Type", "application/json");
+        out.write("");
+      }
+
+      @Override
+      public void write(String event) {
+        out.write(event + "\n");
+      }
+
+      @Override
+      public void end() {
+        out.end();
+      }
+
+      @Override
+      public boolean closed() {
+        return out.closed() || out.ended();
+      }
+
+      @Override
+      public void onClose(Runnable closed) {
+        out.closeHandler(v -> closed.run());
+      }
+    };
+  }
+
+  /**
+   * fabric8's clients watch over a WebSocket, one event per text frame; a refusal is an {@code
+   * ERROR} event, as the API server sends it once the socket is open.
+   */
+  static Sink webSocket(ServerWebSocket ws) {
+    return new Sink() {
+      @Override
+      public void refuse(Statuses.Status status) {
+        write("{\"type\":\"ERROR\",\"object\":" + status.json() + "}");
+        end();
+      }
+
+      @Override
+      public void open() {}
+
+      @Override
+      public void write(String event) {
+        if (!ws.isClosed()) {
+          ws.writeTextMessage(event);
+        }
+      }
+
+      @Override
+      public void end() {
+        if (!ws.isClosed()) {
+          ws.close();
+        }
+      }
+
+      @Override
+      public boolean closed() {
+        return ws.isClosed();
+      }
+
+      @Override
+      public void onClose(Runnable closed) {
+        ws.closeHandler(v -> closed.run());
+      }
+    };
+  }
+
   private static final long BOOKMARK_MILLIS = 30_000;
 
   private final Vertx vertx;
@@ -42,21 +138,31 @@ final class WatchStream {
     this.stored = stored;
   }
 
-  /** Whether {@code request} opens a watch over plain HTTP (not fabric8's WebSocket one). */
-  static boolean isHttpWatch(HttpServerRequest request) {
+  /** Whether {@code request} opens a watch, over plain HTTP or (fabric8's clients) a WebSocket. */
+  static boolean isWatch(HttpServerRequest request) {
     String watch = request.getParam("watch");
     return request.method() == io.vertx.core.http.HttpMethod.GET
-        && ("true".equals(watch) || "1".equals(watch))
-        && request.getHeader("Upgrade") == null;
+        && ("true".equals(watch) || "1".equals(watch));
   }
 
+  /** Serves the watch {@code request} opens, over plain HTTP or upgraded to a WebSocket. */
   void serve(HttpServerRequest request) {
-    HttpServerResponse out = request.response();
+    if ("websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+      request
+          .toWebSocket()
+          .onSuccess(ws -> serve(request, webSocket(ws)))
+          .onFailure(e -> request.response().setStatusCode(400).end());
+    } else {
+      serve(request, http(request.response()));
+    }
+  }
+
+  private void serve(HttpServerRequest request, Sink out) {
     Optional<ApiPath> path = ApiPath.parse(request.uri());
     Optional<ResourceCatalog.Resource> resource =
         path.flatMap(p -> catalog.find(p.group(), p.plural()));
     if (resource.isEmpty()) {
-      send(out, Statuses.notFound("the server could not find the requested resource"));
+      out.refuse(Statuses.notFound("the server could not find the requested resource"));
       return;
     }
     Predicate<JsonNode> selects;
@@ -76,7 +182,7 @@ final class WatchStream {
                   && fields.test(o)
                   && name.map(n -> n.equals(o.path("metadata").path("name").asText())).orElse(true);
     } catch (IllegalArgumentException e) {
-      send(out, Statuses.badRequest(e.getMessage()));
+      out.refuse(Statuses.badRequest(e.getMessage()));
       return;
     }
     WatchHub.Query query =
@@ -89,15 +195,14 @@ final class WatchStream {
     boolean bookmarked = "true".equals(request.getParam("allowWatchBookmarks"));
     boolean fromNow = initialEvents || rv.isEmpty() || rv.equals("0");
     if (!rv.isEmpty() && !rv.matches("[0-9]+")) {
-      send(out, Statuses.badRequest("resourceVersion " + rv + " is not a resource version"));
+      out.refuse(Statuses.badRequest("resourceVersion " + rv + " is not a resource version"));
       return;
     }
     boolean table =
         request.getHeader("Accept") != null && request.getHeader("Accept").contains("as=Table");
     Writer writer = new Writer(out, resource.get(), table);
     Context context = vertx.getOrCreateContext();
-    out.setChunked(true).setStatusCode(200).putHeader("Content-Type", "application/json");
-    out.write("");
+    out.open();
 
     long from;
     List<WatchHub.Event> initial = new ArrayList<>();
@@ -140,8 +245,8 @@ final class WatchStream {
         bookmarked
             ? vertx.setPeriodic(BOOKMARK_MILLIS, id -> writer.bookmark(hub.latest(), false))
             : -1;
-    out.closeHandler(
-        v -> {
+    out.onClose(
+        () -> {
           subscription.get().close();
           vertx.cancelTimer(end);
           if (bookmarks >= 0) {
@@ -167,12 +272,12 @@ final class WatchStream {
 
   /** Writes events to one response, on its context, in order. */
   private static final class Writer {
-    private final HttpServerResponse out;
+    private final Sink out;
     private final ResourceCatalog.Resource resource;
     private final boolean table;
     private boolean columnsSent;
 
-    Writer(HttpServerResponse out, ResourceCatalog.Resource resource, boolean table) {
+    Writer(Sink out, ResourceCatalog.Resource resource, boolean table) {
       this.out = out;
       this.resource = resource;
       this.table = table;
@@ -219,14 +324,14 @@ final class WatchStream {
     }
 
     private void line(Map<String, Object> event) {
-      if (out.closed() || out.ended()) {
+      if (out.closed()) {
         return;
       }
       try {
         ObjectNode e = JSON.createObjectNode();
         e.put("type", (String) event.get("type"));
         e.set("object", (JsonNode) event.get("object"));
-        out.write(JSON.writeValueAsString(e) + "\n");
+        out.write(JSON.writeValueAsString(e));
       } catch (IOException ex) {
         throw new UncheckedIOException(ex);
       }
