@@ -71,7 +71,8 @@ class OperatorChaos {
 
       AtomicInteger generation = new AtomicInteger();
       AtomicReference<Process> operator =
-          new AtomicReference<>(operator(kubeconfig, generation.incrementAndGet()));
+          new AtomicReference<>(
+              operator(kubeconfig, "chaos-operator", generation.incrementAndGet()));
       long start = System.nanoTime();
       awaitConverged(client, true, Set.of(), Duration.ofMinutes(10));
       double cold = (System.nanoTime() - start) / 1e9;
@@ -95,7 +96,7 @@ class OperatorChaos {
           }
         }
         Thread.sleep(random.nextInt(1500));
-        operator.set(operator(kubeconfig, generation.incrementAndGet()));
+        operator.set(operator(kubeconfig, "chaos-operator", generation.incrementAndGet()));
       }
       long lastKill = System.nanoTime();
       awaitConverged(client, false, deleted, Duration.ofMinutes(10));
@@ -127,6 +128,90 @@ class OperatorChaos {
           .isLessThanOrEqualTo(1);
       assertThat(sampler.samples).isPositive();
     }
+  }
+
+  /**
+   * Two operators with different identities: one leads, the other waits; the leader is killed in
+   * the middle of a roll and the other takes the Lease within its duration. From the sandbox's
+   * audit log (each request with its user agent), no reconciled object is written by the follower
+   * before the leader is gone.
+   */
+  @Test
+  void a_killed_leaders_follower_takes_over_within_the_lease_and_never_writes_alongside_it()
+      throws Exception {
+    long seed = Long.getLong("kvcache.chaos.seed", System.nanoTime());
+    try (Sandbox sandbox =
+        Sandbox.start(EngineRegistry.load(), 0, new PrintWriter(new StringWriter()), false)) {
+      KubernetesClient client = sandbox.client();
+      TestObjects.apply(client, TestObjects.store(NS, "fleet"));
+      for (int i = 0; i < DEPLOYMENTS; i++) {
+        TestObjects.apply(client, deployment(i));
+      }
+      Path kubeconfig = dir.resolve("sandbox.kubeconfig");
+      Files.writeString(kubeconfig, sandbox.server().kubeconfig());
+      Faults faults = Faults.parse(FAULTS + ",seed=" + seed);
+      sandbox.server().faults(faults);
+      List<String> audit = sandbox.server().audit();
+
+      Process a = operator(kubeconfig, "leader-a", 1);
+      TestObjects.await(
+          "chaos-a leading", Duration.ofSeconds(60), () -> "leader-a".equals(holder(client)));
+      Process b = operator(kubeconfig, "leader-b", 2);
+      awaitConverged(client, true, Set.of(), Duration.ofMinutes(10));
+
+      TestObjects.setting(client, "model-deployment-kv-cache-dtype-owned", "false");
+      Thread.sleep(1_000 + new Random(seed).nextInt(3_000));
+      a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      int killedAt;
+      synchronized (audit) {
+        killedAt = audit.size();
+      }
+      long killed = System.nanoTime();
+      TestObjects.await(
+          "chaos-b leading", Duration.ofSeconds(60), () -> "leader-b".equals(holder(client)));
+      double takeover = (System.nanoTime() - killed) / 1e9;
+      awaitConverged(client, false, Set.of(), Duration.ofMinutes(10));
+      b.destroyForcibly();
+
+      List<String> writes;
+      synchronized (audit) {
+        writes = List.copyOf(audit);
+      }
+      List<String> early = new ArrayList<>();
+      int byA = 0;
+      int byB = 0;
+      for (int i = 0; i < writes.size(); i++) {
+        String entry = writes.get(i);
+        // Reads, the Lease itself and the start-up permission check are not writes of objects.
+        if (entry.startsWith("GET ")
+            || entry.contains("/leases")
+            || entry.contains("/apis/authorization.k8s.io/")) {
+          continue;
+        }
+        if (entry.endsWith("kvcache-operator/leader-a")) {
+          byA++;
+        } else if (entry.endsWith("kvcache-operator/leader-b")) {
+          byB++;
+          if (i < killedAt) {
+            early.add(entry);
+          }
+        }
+      }
+      System.out.printf(
+          "chaos: two identities, leader killed mid-roll: follower leads %.1f s later (lease 15 s);"
+              + " writes before the kill %d by the leader, %d by the follower; after it %d by the"
+              + " follower%n",
+          takeover, byA, early.size(), byB - early.size());
+      assertThat(early).as("the follower's writes while the leader lived").isEmpty();
+      assertThat(byA).isPositive();
+      assertThat(byB).isPositive();
+      assertThat(takeover).isLessThan(30.0);
+    }
+  }
+
+  private static String holder(KubernetesClient client) {
+    var lease = client.leases().inNamespace("gpustack-system").withName("kvcache-operator").get();
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
   }
 
   /**
@@ -269,7 +354,7 @@ class OperatorChaos {
         .formatted(name(i), i, REPLICAS);
   }
 
-  private Process operator(Path kubeconfig, int generation) throws Exception {
+  private Process operator(Path kubeconfig, String identity, int generation) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(
@@ -282,12 +367,12 @@ class OperatorChaos {
             kubeconfig.toString(),
             "--no-webhook",
             "--identity",
-            "chaos-operator",
+            identity,
             "--health-listen",
             "127.0.0.1:" + freePort()));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)
-        .redirectOutput(dir.resolve("operator-" + generation + ".log").toFile())
+        .redirectOutput(dir.resolve(identity + "-" + generation + ".log").toFile())
         .start();
   }
 
