@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process time of the kvcache commands that need no cluster (engines, render, review,
-# preflight -f), warm, with hyperfine; then the same with an application class-data-sharing
-# (AppCDS) archive of the jar's classes, to show what it saves.
+# preflight -f), warm, with hyperfine: as `java -jar`, and through the shipped kubectl-kvcache
+# launcher (client compiler, serial collector, and the class-data-sharing archive it writes on
+# its first run of a jar).
 #
 # usage: operator-runtime/src/bench/startup.sh
 #   after ./mvnw -B -q install -DskipTests -DskipITs; needs hyperfine (sudo apt-get install -y hyperfine)
@@ -19,14 +20,15 @@ commands=(
   "preflight -f examples/sandbox"
 )
 
-# An archive of every class these commands load, dumped at the exit of one run of each and merged
-# by dumping from a run that loads them all (preflight reads what render and review read).
-java -XX:ArchiveClassesAtExit="$out/kvcache.jsa" -jar "$jar" preflight -f examples/sandbox > /dev/null 2>&1 || true
+# The launcher keeps its archive under $XDG_CACHE_HOME/kvcache: here, beside the results.
+export XDG_CACHE_HOME="$out/cache"
+launcher=operator-runtime/target/kubectl-kvcache
+"$launcher" engines > /dev/null
 
 args=()
 for c in "${commands[@]}"; do
   args+=(-n "kvcache $c" "java -jar $jar $c")
-  args+=(-n "kvcache $c (AppCDS)" "java -XX:SharedArchiveFile=$out/kvcache.jsa -jar $jar $c")
+  args+=(-n "kubectl-kvcache $c" "$launcher $c")
 done
 # Exit codes are the commands' verdicts (preflight and review refuse on purpose): -i keeps them.
 hyperfine -N -i --warmup 3 --runs 15 --export-markdown "$out/startup.md" "${args[@]}"

@@ -68,7 +68,12 @@ final class BindingRule implements Rule {
               spec.poolRef().name(),
               Message.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name())));
         } else {
-          claim(namespace, binding.getMetadata().getName(), spec, pool.get(), problems);
+          // A review's object may come without metadata; the request still names it.
+          String name =
+              binding.getMetadata() == null || binding.getMetadata().getName() == null
+                  ? request.name()
+                  : binding.getMetadata().getName();
+          claim(namespace, name, spec, pool.get(), problems);
           ceiling(spec, pool.get(), problems);
         }
       }
@@ -206,8 +211,9 @@ final class BindingRule implements Rule {
               all));
     }
     List<String> rejecting = new ArrayList<>();
+    String name = binding.getMetadata() == null ? null : binding.getMetadata().getName();
     for (ModelDeployment md : cluster.modelDeployments(namespace)) {
-      if (!md.attachesThrough(binding.getMetadata().getName())) {
+      if (name == null || !md.attachesThrough(name)) {
         continue;
       }
       ModelDeploymentSpec spec = md.getSpec();
