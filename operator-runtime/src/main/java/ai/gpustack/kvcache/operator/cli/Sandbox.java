@@ -60,6 +60,7 @@ public final class Sandbox implements AutoCloseable {
 
   private final SandboxServer server;
   private final Optional<KvCacheOperator> operator;
+  private final PrometheusMeterRegistry registry;
   private final Kubelet kubelet;
   private final ReplicaSets replicaSets;
   private final PrintWriter out;
@@ -67,11 +68,13 @@ public final class Sandbox implements AutoCloseable {
   private Sandbox(
       SandboxServer server,
       Optional<KvCacheOperator> operator,
+      PrometheusMeterRegistry registry,
       Kubelet kubelet,
       ReplicaSets replicaSets,
       PrintWriter out) {
     this.server = server;
     this.operator = operator;
+    this.registry = registry;
     this.kubelet = kubelet;
     this.replicaSets = replicaSets;
     this.out = out;
@@ -91,6 +94,7 @@ public final class Sandbox implements AutoCloseable {
       EngineRegistry engines, int port, PrintWriter out, boolean withOperator) {
     SandboxServer server = SandboxServer.start(engines, port);
     KubernetesClient client = server.client();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Optional<KvCacheOperator> operator =
         !withOperator
             ? Optional.empty()
@@ -98,7 +102,7 @@ public final class Sandbox implements AutoCloseable {
                 KvCacheOperator.start(
                     operatorClient(server),
                     engines,
-                    new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                    registry,
                     new KvCacheOperator.Options(
                         Optional.of("sandbox-operator"),
                         Duration.ofSeconds(15),
@@ -116,7 +120,7 @@ public final class Sandbox implements AutoCloseable {
             (deployment, message) ->
                 replicaSetEvents.warning(deployment, "FailedCreate", "Error creating: " + message));
     return new Sandbox(
-        server, operator, new Kubelet(client, Duration.ofMillis(300)), replicaSets, out);
+        server, operator, registry, new Kubelet(client, Duration.ofMillis(300)), replicaSets, out);
   }
 
   /**
@@ -131,6 +135,11 @@ public final class Sandbox implements AutoCloseable {
         .withConfig(config)
         .withKubernetesSerialization(KvCacheSerialization.create())
         .build();
+  }
+
+  /** The in-process operator's metrics, in the Prometheus text format (empty without one). */
+  public String metrics() {
+    return registry.scrape();
   }
 
   public SandboxServer server() {

@@ -190,4 +190,41 @@ class VerifyIT {
     assertThat(verify.exitCode()).isEqualTo(2);
     assertThat(verify.err()).startsWith("kvcache verify: cannot read the cluster: ");
   }
+
+  /**
+   * The operator reads what {@code verify} reads: every Ready attached replica, the injected Pod
+   * too (whose reading, done by the Binding controller, once threw on every reconcile).
+   */
+  @Test
+  @Order(5)
+  void the_operator_observes_every_replica_verify_reads_the_injected_pod_included()
+      throws Exception {
+    long[] last = new long[2];
+    ai.gpustack.kvcache.operator.TestObjects.await(
+        "the operator's kvcache_replicas_observed to count what verify reads",
+        Duration.ofSeconds(60),
+        () -> {
+          CliRun verify =
+              CliRun.of("verify", "-A", "-o", "json", "--kubeconfig", kubeconfig.toString());
+          try {
+            last[0] = new ObjectMapper().readTree(verify.out()).path("replicas").size();
+          } catch (java.io.IOException e) {
+            return false;
+          }
+          last[1] =
+              (long)
+                  sandbox
+                      .metrics()
+                      .lines()
+                      .filter(l -> l.startsWith("kvcache_replicas_observed{"))
+                      .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                      .sum();
+          return last[0] > 0 && last[0] == last[1];
+        });
+    assertThat(
+            replicas(
+                CliRun.of("verify", "-A", "-o", "json", "--kubeconfig", kubeconfig.toString()),
+                "Deployment/injected-vllm"))
+        .hasSize(1);
+  }
 }
