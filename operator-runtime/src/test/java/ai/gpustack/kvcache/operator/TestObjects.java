@@ -73,15 +73,25 @@ public final class TestObjects {
 
   /** Sets the Setting {@code name} (in the system namespace) to {@code value}. */
   public static void setting(KubernetesClient client, String name, String value) {
-    client
-        .resources(Setting.class)
-        .inNamespace(Settings.NAMESPACE)
-        .withName(name)
-        .edit(
-            s -> {
-              s.setSpec(SettingSpec.builder().value(value).build());
-              return s;
-            });
+    // The operator writes the Setting's status: an edit meeting a newer version is retried.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .resources(Setting.class)
+            .inNamespace(Settings.NAMESPACE)
+            .withName(name)
+            .edit(
+                s -> {
+                  s.setSpec(SettingSpec.builder().value(value).build());
+                  return s;
+                });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** Creates every document of {@code yaml}, in order; throws when the API server refuses one. */
