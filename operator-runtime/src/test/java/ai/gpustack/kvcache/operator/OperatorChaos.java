@@ -60,14 +60,8 @@ class OperatorChaos {
     try (Sandbox sandbox =
         Sandbox.start(EngineRegistry.load(), 0, new PrintWriter(new StringWriter()), false)) {
       KubernetesClient client = sandbox.client();
-      TestObjects.apply(client, TestObjects.store(NS, "fleet"));
-      for (int i = 0; i < DEPLOYMENTS; i++) {
-        TestObjects.apply(client, deployment(i));
-      }
-      Path kubeconfig = dir.resolve("sandbox.kubeconfig");
-      Files.writeString(kubeconfig, sandbox.server().kubeconfig());
       Faults faults = Faults.parse(FAULTS + ",seed=" + seed);
-      sandbox.server().faults(faults);
+      Path kubeconfig = fleet(sandbox, faults);
 
       AtomicInteger generation = new AtomicInteger();
       AtomicReference<Process> operator =
@@ -143,14 +137,8 @@ class OperatorChaos {
     try (Sandbox sandbox =
         Sandbox.start(EngineRegistry.load(), 0, new PrintWriter(new StringWriter()), false)) {
       KubernetesClient client = sandbox.client();
-      TestObjects.apply(client, TestObjects.store(NS, "fleet"));
-      for (int i = 0; i < DEPLOYMENTS; i++) {
-        TestObjects.apply(client, deployment(i));
-      }
-      Path kubeconfig = dir.resolve("sandbox.kubeconfig");
-      Files.writeString(kubeconfig, sandbox.server().kubeconfig());
       Faults faults = Faults.parse(FAULTS + ",seed=" + seed);
-      sandbox.server().faults(faults);
+      Path kubeconfig = fleet(sandbox, faults);
       List<String> audit = sandbox.server().audit();
 
       Process a = operator(kubeconfig, "leader-a", 1);
@@ -207,6 +195,21 @@ class OperatorChaos {
       assertThat(byB).isPositive();
       assertThat(takeover).isLessThan(30.0);
     }
+  }
+
+  /**
+   * Stores the Binding and the fleet, turns {@code faults} on, and writes the kubeconfig an
+   * operator started apart connects with.
+   */
+  private Path fleet(Sandbox sandbox, Faults faults) throws java.io.IOException {
+    TestObjects.apply(sandbox.client(), TestObjects.store(NS, "fleet"));
+    for (int i = 0; i < DEPLOYMENTS; i++) {
+      TestObjects.apply(sandbox.client(), deployment(i));
+    }
+    Path kubeconfig = dir.resolve("sandbox.kubeconfig");
+    Files.writeString(kubeconfig, sandbox.server().kubeconfig());
+    sandbox.server().faults(faults);
+    return kubeconfig;
   }
 
   private static String holder(KubernetesClient client) {

@@ -25,7 +25,7 @@ public final class Faults {
   public static final String EXEMPT_AGENT = "kvcache-sandbox";
 
   private static final Pattern RANGE = Pattern.compile("(\\d+)(?:-(\\d+))?ms");
-  private static final Pattern SECONDS = Pattern.compile("(\\d+)(ms|s|m)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m)");
   private static final List<Integer> KNOWN_CODES = List.of(409, 429, 500, 503);
 
   private final double rate;
@@ -121,7 +121,7 @@ public final class Faults {
     Optional<Duration> drop = Optional.empty();
     if (values.containsKey("watch-drop")) {
       String after = one(values, "watch-drop");
-      Matcher m = SECONDS.matcher(after);
+      Matcher m = DURATION.matcher(after);
       if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
         throw new IllegalArgumentException(
             "--faults: watch-drop=" + after + ": use a duration such as 500ms, 30s or 2m");

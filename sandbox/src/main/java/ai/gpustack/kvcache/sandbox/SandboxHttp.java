@@ -91,13 +91,7 @@ final class SandboxHttp implements AutoCloseable {
     }
     if (watches != null && WatchStream.isWatch(request)) {
       if (dispatcher instanceof SandboxDispatcher sandbox) {
-        sandbox.served(
-            new RecordedRequest(
-                request.version().alpnName().toUpperCase(Locale.ROOT),
-                HttpMethod.fromVertx(request.method()),
-                request.uri(),
-                Headers.builder().addAll(request.headers()).build(),
-                new Buffer(new byte[0])));
+        sandbox.served(recorded(request, new byte[0]));
       }
       if (faulty) {
         faults
@@ -169,13 +163,7 @@ final class SandboxHttp implements AutoCloseable {
         .onFailure(e -> request.response().setStatusCode(400).end(String.valueOf(e.getMessage())))
         .onSuccess(
             body -> {
-              RecordedRequest recorded =
-                  new RecordedRequest(
-                      request.version().alpnName().toUpperCase(Locale.ROOT),
-                      HttpMethod.fromVertx(request.method()),
-                      request.uri(),
-                      Headers.builder().addAll(request.headers()).build(),
-                      new Buffer(body.getBytes()));
+              RecordedRequest recorded = recorded(request, body.getBytes());
               MockResponse answer = dispatcher.dispatch(recorded);
               if (answer.getWebSocketListener() != null) {
                 request
@@ -193,6 +181,16 @@ final class SandboxHttp implements AutoCloseable {
                 out.end(io.vertx.core.buffer.Buffer.buffer(payload.getBytes()));
               }
             });
+  }
+
+  /** {@code request} as fabric8's mock server records one. */
+  private static RecordedRequest recorded(HttpServerRequest request, byte[] body) {
+    return new RecordedRequest(
+        request.version().alpnName().toUpperCase(Locale.ROOT),
+        HttpMethod.fromVertx(request.method()),
+        request.uri(),
+        Headers.builder().addAll(request.headers()).build(),
+        new Buffer(body));
   }
 
   private static boolean hasBody(HttpServerRequest request) {

@@ -145,16 +145,27 @@ class ReplicaSetsIT {
     client.apps().deployments().inNamespace("team-a").withName("web").scale(3);
     await(() -> rolledOut("web", 3), "web scaled to 3");
     assertThat(pods("web")).hasSize(3);
-    client
-        .apps()
-        .deployments()
-        .inNamespace("team-a")
-        .withName("web")
-        .edit(
-            d -> {
-              d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("vllm:v2");
-              return d;
-            });
+    // The controller writes the Deployment's status meanwhile: an edit that meets a newer version
+    // is read again and retried, as kubectl edit's user would.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .apps()
+            .deployments()
+            .inNamespace("team-a")
+            .withName("web")
+            .edit(
+                d -> {
+                  d.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("vllm:v2");
+                  return d;
+                });
+        break;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
     await(
         () ->
             pods("web").size() == 3

@@ -76,6 +76,16 @@ final class Clients {
     return "cannot read the cluster at " + client.getMasterUrl() + ": " + why;
   }
 
+  /**
+   * A client for the in-process operator of a sandbox serving {@code kubeconfig} (its text), named
+   * {@code userAgent} in the sandbox's audit log.
+   */
+  static KubernetesClient fromKubeconfig(String kubeconfig, String userAgent) {
+    Config config = Config.fromKubeconfig(kubeconfig);
+    config.setUserAgent(userAgent);
+    return build(config);
+  }
+
   private static Config config(Path kubeconfig) {
     if (kubeconfig == null) {
       return Config.autoConfigure(null);

@@ -470,18 +470,11 @@ final class ExplainCommand implements Callable<Integer> {
               + md.getSpec().engine().name()
               + version.map(v -> " " + v).orElse("")
               + "): "
-              + engine
-                  .map(
-                      e ->
-                          verdict(
-                              resolve(
-                                  new BindingRef(ns, name, "spec.kvCache.poolRef.name"),
-                                  Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
-                                  e,
-                                  version),
-                              e,
-                              version))
-                  .orElse("engine not registered")
+              + verdict(
+                  new BindingRef(ns, name, "spec.kvCache.poolRef.name"),
+                  Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
+                  engine,
+                  version)
               + ", phase "
               + (md.getStatus() == null ? "-" : md.getStatus().phase().orElse("-")));
     }
@@ -499,19 +492,11 @@ final class ExplainCommand implements Callable<Integer> {
               + Pods.annotation(pod, Keys.ENGINE).orElse("?")
               + version.map(v -> " " + v).orElse("")
               + "): "
-              + engine
-                  .map(
-                      e ->
-                          verdict(
-                              resolve(
-                                  new BindingRef(
-                                      ns, name, "metadata.annotations[" + Keys.BINDING + "]"),
-                                  Workload.stored(Workload.POD, pod.getMetadata()),
-                                  e,
-                                  version),
-                              e,
-                              version))
-                  .orElse("engine not registered"));
+              + verdict(
+                  new BindingRef(ns, name, "metadata.annotations[" + Keys.BINDING + "]"),
+                  Workload.stored(Workload.POD, pod.getMetadata()),
+                  engine,
+                  version));
     }
     if (attached == 0) {
       out.println("  nothing");
@@ -538,9 +523,15 @@ final class ExplainCommand implements Callable<Integer> {
         .resolve(ref, self, engine, version, cluster.settings(), cluster);
   }
 
-  private static String verdict(Attachment a, Engine engine, Optional<String> version) {
+  /** What the Binding is to one attached workload, in a few words: the ruling and the format. */
+  private String verdict(
+      BindingRef ref, Workload self, Optional<Engine> engine, Optional<String> version) {
+    if (engine.isEmpty()) {
+      return "engine not registered";
+    }
+    Attachment a = resolve(ref, self, engine.get(), version);
     String format =
-        engine.kvFormat(a.dtype().dtype(), version).map(f -> ", stored as " + f).orElse("");
+        engine.get().kvFormat(a.dtype().dtype(), version).map(f -> ", stored as " + f).orElse("");
     return a.refusal()
         .map(r -> "refused (" + r.reason() + ")")
         .orElse(

@@ -128,13 +128,7 @@ public final class Sandbox implements AutoCloseable {
    * the faults the sandbox's stand-ins are.
    */
   private static KubernetesClient operatorClient(SandboxServer server) {
-    io.fabric8.kubernetes.client.Config config =
-        io.fabric8.kubernetes.client.Config.fromKubeconfig(server.kubeconfig());
-    config.setUserAgent("kvcache-operator/sandbox-operator");
-    return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-        .withConfig(config)
-        .withKubernetesSerialization(KvCacheSerialization.create())
-        .build();
+    return Clients.fromKubeconfig(server.kubeconfig(), "kvcache-operator/sandbox-operator");
   }
 
   /** The in-process operator's metrics, in the Prometheus text format (empty without one). */
