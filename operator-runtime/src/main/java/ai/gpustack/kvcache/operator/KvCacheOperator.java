@@ -5,11 +5,13 @@ import ai.gpustack.kvcache.observe.DtypeObserver;
 import ai.gpustack.kvcache.observe.PodProxyFetcher;
 import ai.gpustack.kvcache.operator.reconcile.BackendReconciler;
 import ai.gpustack.kvcache.operator.reconcile.BindingReconciler;
+import ai.gpustack.kvcache.operator.reconcile.DeploymentCache;
 import ai.gpustack.kvcache.operator.reconcile.Events;
 import ai.gpustack.kvcache.operator.reconcile.ModelDeploymentReconciler;
 import ai.gpustack.kvcache.operator.reconcile.PoolReconciler;
 import ai.gpustack.kvcache.operator.reconcile.ReplicaObservations;
 import ai.gpustack.kvcache.operator.reconcile.SettingReconciler;
+import ai.gpustack.kvcache.operator.reconcile.ValueSpecCloner;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -134,6 +136,7 @@ public final class KvCacheOperator implements AutoCloseable {
         new Operator(
             o -> {
               o.withKubernetesClient(client)
+                  .withResourceCloner(new ValueSpecCloner(client.getKubernetesSerialization()))
                   .withUseSSAToPatchPrimaryResource(false)
                   .withSSABasedCreateUpdateMatchForDependentResources(false)
                   .withCloseClientOnStop(false)
@@ -168,10 +171,11 @@ public final class KvCacheOperator implements AutoCloseable {
                         options.clock())
                     .register(registry))
             : Optional.empty();
+    DeploymentCache deployments = new DeploymentCache();
     operator.register(
         new ModelDeploymentReconciler(
-            new PodRenderer(engines), events, options.clock(), observations));
-    operator.register(new BindingReconciler(events, options.clock(), observations));
+            new PodRenderer(engines), events, options.clock(), observations, deployments));
+    operator.register(new BindingReconciler(events, options.clock(), observations, deployments));
     operator.register(new PoolReconciler(options.clock()));
     operator.register(new BackendReconciler());
     operator.register(new SettingReconciler());

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
@@ -12,14 +14,14 @@ import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.sandbox.Kubelet;
 import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -61,12 +63,13 @@ import org.junit.jupiter.api.Test;
  * deployment per roll, the retained heap after a full GC, and the CPU time of the operator's
  * process beside that of the cluster (the sandbox API server and kubelet, in this JVM); for the
  * operator as it ships (observing every Ready replica's engine), without observation, and for a
- * same-work floor: a minimal Java Operator SDK controller that creates the same Pods, replaces them
- * the same way on the same trigger and writes one status field, with none of the rules. Prints the
- * operator/floor ratios ({@code -Dkvcache.bench.observing=false} skips the observing run). With
- * {@code -Dkvcache.bench.series=250,500,1000,2000} it runs the operator (without observation) and
- * the floor at each size instead, prints the cost curve and writes it into docs/operating.md's
- * Capacity table. Numbers are printed, not asserted. Run with {@code ./mvnw -B -Pbench verify -pl
+ * same-work floor: a minimal Java Operator SDK controller that creates the same Pods (the
+ * operator's own rendering, copied), replaces them the same way on the same trigger and writes one
+ * status field, with none of the rules. Prints the operator/floor ratios ({@code
+ * -Dkvcache.bench.observing=false} skips the observing run). With {@code
+ * -Dkvcache.bench.series=250,500,1000,2000} it runs the operator (without observation) and the
+ * floor at each size instead, prints the cost curve and writes it into docs/operating.md's Capacity
+ * table. Numbers are printed, not asserted. Run with {@code ./mvnw -B -Pbench verify -pl
  * operator-runtime -am}.
  */
 class OperatorBenchmark {
@@ -291,7 +294,7 @@ class OperatorBenchmark {
       CpuMark mark = CpuMark.start(operator);
       Result result;
       try {
-        Duration render = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+        Duration render = until(watched, pods, p -> flag(p) && Pods.ready(p));
         Cpu renderCpu = mark.stop();
         double reconciles = reconciles(port);
         report("start -> all Pods rendered and Ready", render, reconciles, renderCpu);
@@ -300,7 +303,7 @@ class OperatorBenchmark {
 
         mark = CpuMark.start(operator);
         TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
-        Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
+        Duration off = until(watched, pods, p -> !flag(p) && Pods.ready(p));
         Cpu offCpu = mark.stop();
         double rolled = reconciles(port) - reconciles;
         report("Setting off -> fleet rolled", off, rolled, offCpu);
@@ -310,7 +313,7 @@ class OperatorBenchmark {
         if (rollBack) {
           mark = CpuMark.start(operator);
           TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
-          Duration on = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+          Duration on = until(watched, pods, p -> flag(p) && Pods.ready(p));
           report("Setting on -> fleet rolled", on, reconciles(port) - reconciles, mark.stop());
         }
         double heap = heapAfterGc(operator, port) / 1048576.0;
@@ -353,6 +356,7 @@ class OperatorBenchmark {
       Files.writeString(kubeconfig, server.kubeconfig());
       List<String> audit = server.audit();
       int port = freePort();
+      writePodTemplates(dir);
       Process floor =
           java(
               dir.resolve("floor.log"),
@@ -360,10 +364,11 @@ class OperatorBenchmark {
               System.getProperty("java.class.path"),
               FloorMain.class.getName(),
               kubeconfig.toString(),
-              String.valueOf(port));
+              String.valueOf(port),
+              dir.toString());
       CpuMark mark = CpuMark.start(floor);
       try {
-        Duration start = until(watched, all(pods, p -> flag(p) && Pods.ready(p)));
+        Duration start = until(watched, pods, p -> flag(p) && Pods.ready(p));
         Cpu startCpu = mark.stop();
         double reconciles = reconciles(port);
         report("floor: start -> all Pods created and Ready", start, reconciles, startCpu);
@@ -371,7 +376,7 @@ class OperatorBenchmark {
         audit.clear();
         mark = CpuMark.start(floor);
         TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
-        Duration off = until(watched, all(pods, p -> !flag(p) && Pods.ready(p)));
+        Duration off = until(watched, pods, p -> !flag(p) && Pods.ready(p));
         Cpu offCpu = mark.stop();
         double rolled = reconciles(port) - reconciles;
         report("floor: Setting off -> fleet rolled", off, rolled, offCpu);
@@ -387,9 +392,44 @@ class OperatorBenchmark {
     }
   }
 
+  /** The deployment whose rendered Pods the floor copies for every other. */
+  static final String TEMPLATE = "md-0000";
+
+  static final String TEMPLATE_MODEL = "\"org/model-0\"";
+
   /**
-   * The floor controller as a process: {@code FloorMain KUBECONFIG PORT} reconciles every
-   * ModelDeployment with {@link FloorReconciler} and serves {@code /metrics} on {@code PORT}.
+   * Writes into {@code dir} the Pods the operator renders for {@link #TEMPLATE}, with the Setting
+   * on ({@code pods-owned.json}) and off ({@code pods-unowned.json}): the floor creates these
+   * bodies, renamed, so both controllers send the API server the same Pods.
+   */
+  static void writePodTemplates(Path dir) throws IOException {
+    List<HasMetadata> objects = new ArrayList<>(TestObjects.objects(BASE));
+    objects.addAll(TestObjects.objects(deployment(0)));
+    ModelDeployment md =
+        objects.stream()
+            .filter(ModelDeployment.class::isInstance)
+            .map(ModelDeployment.class::cast)
+            .findFirst()
+            .orElseThrow();
+    PodRenderer renderer = new PodRenderer(EngineRegistry.load());
+    KubernetesSerialization json = KvCacheSerialization.create();
+    for (boolean owned : List.of(true, false)) {
+      MemoryClusterView cluster =
+          MemoryClusterView.of(objects)
+              .withSetting(Settings.KV_CACHE_DTYPE_OWNED.name(), String.valueOf(owned));
+      List<Pod> pods = renderer.render(md, cluster).roles().get(0).pods();
+      Files.writeString(dir.resolve(templateFile(owned)), json.asJson(pods));
+    }
+  }
+
+  static String templateFile(boolean owned) {
+    return owned ? "pods-owned.json" : "pods-unowned.json";
+  }
+
+  /**
+   * The floor controller as a process: {@code FloorMain KUBECONFIG PORT TEMPLATES} reconciles every
+   * ModelDeployment with {@link FloorReconciler} creating the Pods in {@code TEMPLATES} (see {@link
+   * #writePodTemplates}) and serves {@code /metrics} on {@code PORT}.
    */
   public static final class FloorMain {
     private FloorMain() {}
@@ -409,7 +449,15 @@ class OperatorBenchmark {
                   o.withKubernetesClient(client)
                       .withUseSSAToPatchPrimaryResource(false)
                       .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry)));
-      floor.register(new FloorReconciler());
+      Map<Boolean, List<String>> templates = new java.util.HashMap<>();
+      for (boolean owned : List.of(true, false)) {
+        List<String> pods = new ArrayList<>();
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(Path.of(args[2]).resolve(templateFile(owned)).toFile())
+            .forEach(p -> pods.add(p.toString()));
+        templates.put(owned, pods);
+      }
+      floor.register(new FloorReconciler(templates));
       floor.start();
       HealthServer.start(
           new InetSocketAddress("127.0.0.1", Integer.parseInt(args[1])),
@@ -485,13 +533,21 @@ class OperatorBenchmark {
   }
 
   /**
-   * The same work without the rules: creates a deployment's 4 Pods in one pass, replaces those
-   * whose command no longer matches the Setting one at a time while the rest are Ready (delete,
-   * then create on the delete event, as the operator does), and writes one status field.
+   * The same work without the rules: creates a deployment's 4 Pods in one pass (the operator's own
+   * Pod bodies for the Setting's value, copied from a template rather than rendered), replaces
+   * those whose dtype flag no longer matches the Setting one at a time while the rest are Ready
+   * (delete, then create on the delete event, as the operator does), and writes one status field.
    */
   @ControllerConfiguration(name = "floor")
   static final class FloorReconciler implements Reconciler<ModelDeployment> {
     static final String SETTINGS = "settings";
+
+    private final Map<Boolean, List<String>> templates;
+    private final KubernetesSerialization json = KvCacheSerialization.create();
+
+    FloorReconciler(Map<Boolean, List<String>> templates) {
+      this.templates = templates;
+    }
 
     @Override
     public List<EventSource<?, ModelDeployment>> prepareEventSources(
@@ -499,7 +555,7 @@ class OperatorBenchmark {
       return List.of(
           new InformerEventSource<>(
               InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
-                  .withLabelSelector(Keys.MANAGED_BY + "=floor")
+                  .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
                   .build(),
               context),
           new InformerEventSource<>(
@@ -529,17 +585,13 @@ class OperatorBenchmark {
               .flatMap(s -> s.getSpec().value())
               .map(v -> !v.equals("false"))
               .orElse(true);
-      List<String> command = new ArrayList<>(List.of("vllm", "serve", md.getSpec().model().name()));
-      if (owned) {
-        command.addAll(List.of("--kv-cache-dtype", "bfloat16"));
-      }
       Map<Integer, Pod> pods = new TreeMap<>();
       context.getSecondaryResources(Pod.class).forEach(p -> pods.put(Pods.ordinal(p), p));
       KubernetesClient client = context.getClient();
       for (int ordinal = 0; ordinal < REPLICAS; ordinal++) {
         if (!pods.containsKey(ordinal)) {
           try {
-            client.pods().resource(pod(md, ordinal, command)).create();
+            client.pods().resource(pod(md, ordinal, owned)).create();
           } catch (KubernetesClientException e) {
             if (e.getCode() != 409) { // a cache behind its own create, as the operator tolerates
               throw e;
@@ -547,10 +599,7 @@ class OperatorBenchmark {
           }
         }
       }
-      List<Pod> stale =
-          pods.values().stream()
-              .filter(p -> !p.getSpec().getContainers().get(0).getCommand().equals(command))
-              .toList();
+      List<Pod> stale = pods.values().stream().filter(p -> flag(p) != owned).toList();
       boolean allReady = pods.size() == REPLICAS && pods.values().stream().allMatch(Pods::ready);
       if (!stale.isEmpty()
           && allReady
@@ -565,32 +614,17 @@ class OperatorBenchmark {
       return UpdateControl.patchStatus(md);
     }
 
-    private static Pod pod(ModelDeployment md, int ordinal, List<String> command) {
-      return new PodBuilder()
-          .withNewMetadata()
-          .withName(md.getMetadata().getName() + "-server-" + ordinal)
-          .withNamespace(md.getMetadata().getNamespace())
-          .addToLabels(Keys.MANAGED_BY, "floor")
-          .addToLabels(Keys.INSTANCE, md.getMetadata().getName())
-          .addToLabels(Keys.COMPONENT, "server")
-          .addToLabels(Keys.POD_ORDINAL, Integer.toString(ordinal))
-          .withOwnerReferences(
-              new OwnerReferenceBuilder()
-                  .withApiVersion(md.getApiVersion())
-                  .withKind(md.getKind())
-                  .withName(md.getMetadata().getName())
-                  .withUid(md.getMetadata().getUid())
-                  .withController(true)
-                  .build())
-          .endMetadata()
-          .withNewSpec()
-          .addNewContainer()
-          .withName("main")
-          .withImage("vllm/vllm-openai:v0.11.0")
-          .withCommand(command)
-          .endContainer()
-          .endSpec()
-          .build();
+    private Pod pod(ModelDeployment md, int ordinal, boolean owned) {
+      Pod pod =
+          json.unmarshal(
+              templates
+                  .get(owned)
+                  .get(ordinal)
+                  .replace(TEMPLATE, md.getMetadata().getName())
+                  .replace(TEMPLATE_MODEL, "\"" + md.getSpec().model().name() + "\""),
+              Pod.class);
+      pod.getMetadata().getOwnerReferences().get(0).setUid(md.getMetadata().getUid());
+      return pod;
     }
   }
 
@@ -601,18 +635,37 @@ class OperatorBenchmark {
     }
   }
 
-  static Predicate<List<Pod>> all(int count, Predicate<Pod> each) {
-    return list -> list.size() == count && list.stream().allMatch(each);
-  }
-
   static boolean flag(Pod pod) {
     return pod.getSpec().getContainers().get(0).getCommand().contains("--kv-cache-dtype");
   }
 
-  static Duration until(SharedIndexInformer<Pod> pods, Predicate<List<Pod>> done) {
+  /**
+   * How long until {@code count} Pods are there and each passes {@code each}; prints when half, 90
+   * % and 99 % of them did, so a long tail (a deployment waiting on a timer) shows.
+   */
+  static Duration until(SharedIndexInformer<Pod> pods, int count, Predicate<Pod> each)
+      throws InterruptedException {
     long start = System.nanoTime();
-    TestObjects.await("the Pods", PATIENCE, () -> done.test(pods.getStore().list()));
-    return Duration.ofNanos(System.nanoTime() - start);
+    double[] shares = {0.5, 0.9, 0.99};
+    StringBuilder progress = new StringBuilder("  progress:");
+    int next = 0;
+    while (true) {
+      List<Pod> now = pods.getStore().list();
+      long passing = now.stream().filter(each).count();
+      double seconds = (System.nanoTime() - start) / 1e9;
+      for (; next < shares.length && passing >= shares[next] * count; next++) {
+        progress.append(String.format(" %.0f%% %.1f s,", shares[next] * 100, seconds));
+      }
+      if (now.size() == count && passing == count) {
+        System.out.println(progress.append(String.format(" all %.1f s", seconds)));
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+      if (seconds > PATIENCE.toSeconds()) {
+        throw new AssertionError(
+            "after " + PATIENCE + ", " + passing + " of " + count + " Pods; " + progress);
+      }
+      Thread.sleep(100);
+    }
   }
 
   /**

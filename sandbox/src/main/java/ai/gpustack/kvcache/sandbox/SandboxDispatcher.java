@@ -460,12 +460,7 @@ final class SandboxDispatcher extends Dispatcher {
     if (admission) {
       AdmissionChain.Outcome outcome =
           chain.admit(
-              new StoreClusterView(crud.getMap(), serialization),
-              "CREATE",
-              r.path(),
-              r.kind().kind(),
-              object,
-              null);
+              new StoreClusterView(crud), "CREATE", r.path(), r.kind().kind(), object, null);
       if (!outcome.allowed()) {
         return refused(outcome);
       }
@@ -535,7 +530,7 @@ final class SandboxDispatcher extends Dispatcher {
       if (admission) {
         AdmissionChain.Outcome outcome =
             chain.admit(
-                new StoreClusterView(crud.getMap(), serialization),
+                new StoreClusterView(crud),
                 "UPDATE",
                 r.path(),
                 r.kind().kind(),

@@ -78,6 +78,47 @@ class SandboxWritesIT {
   }
 
   @Test
+  void
+      a_write_that_changes_nothing_keeps_the_version_and_only_a_spec_change_moves_the_generation() {
+    KVCachePoolBinding before = chat();
+    String version = before.getMetadata().getResourceVersion();
+    long generation = before.getMetadata().getGeneration();
+
+    KVCachePoolBinding same = client.resource(before).update();
+    assertThat(same.getMetadata().getResourceVersion()).isEqualTo(version);
+
+    KVCachePoolBinding claimed =
+        patchChatStatus(
+            "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"usedBy\":"
+                + "[{\"kind\":\"ModelDeployment\",\"namespace\":\"\",\"name\":\"a\"}]}}]");
+    assertThat(claimed.getMetadata().getResourceVersion()).isNotEqualTo(version);
+    assertThat(claimed.getMetadata().getGeneration()).isEqualTo(generation);
+
+    KVCachePoolBinding labelled =
+        client
+            .resources(KVCachePoolBinding.class)
+            .inNamespace("team-a")
+            .withName("chat")
+            .edit(
+                b -> {
+                  b.getMetadata().setLabels(java.util.Map.of("team", "a"));
+                  return b;
+                });
+    assertThat(labelled.getMetadata().getGeneration()).isEqualTo(generation);
+
+    KVCachePoolBinding resized =
+        client
+            .resources(KVCachePoolBinding.class)
+            .inNamespace("team-a")
+            .withName("chat")
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"quota\":{\"ceiling\":\"512Gi\"}}}");
+    assertThat(resized.getMetadata().getGeneration()).isEqualTo(generation + 1);
+    assertThat(resized.getStatus().usedBy()).extracting(WorkloadRef::name).containsExactly("a");
+  }
+
+  @Test
   void concurrent_json_patch_appends_to_a_status_list_all_land() throws Exception {
     KVCachePoolBinding binding = chat();
     binding.setStatus(KVCachePoolBindingStatus.builder().build().withUsedBy(List.of()));

@@ -10,7 +10,6 @@ import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
-import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -57,12 +56,19 @@ public final class BindingReconciler
   private final Events events;
   private final Clock clock;
   private final Optional<ReplicaObservations> observations;
+  private final DeploymentCache deployments;
 
   /** {@code observations} reads what injected Pods' engines report, when present. */
-  public BindingReconciler(Events events, Clock clock, Optional<ReplicaObservations> observations) {
+  /** {@code deployments} is the ModelDeployment controller's cache, registered beside this one. */
+  public BindingReconciler(
+      Events events,
+      Clock clock,
+      Optional<ReplicaObservations> observations,
+      DeploymentCache deployments) {
     this.events = events;
     this.clock = clock;
     this.observations = observations;
+    this.deployments = deployments;
   }
 
   @Override
@@ -89,18 +95,18 @@ public final class BindingReconciler
                         b ->
                             b.getSpec() != null
                                 && b.getSpec().poolRef().name().equals(p.getMetadata().getName()))),
-        // Read, never woken by, when an injected Pod's report is resolved: the Settings in force,
-        // the backend (the store endpoint) and the domain's deployments (its formats).
+        // Read, never woken by, when an injected Pod's report is resolved: the Settings in force
+        // and the backend (the store endpoint); the domain's deployments (its formats) come from
+        // the ModelDeployment controller's cache.
         Informers.everything(Setting.class, context),
-        Informers.watch(KVCacheBackend.class, context, b -> Stream.empty(), (a, b) -> false),
-        Informers.watch(ModelDeployment.class, context, md -> Stream.empty(), (a, b) -> false));
+        Informers.watch(KVCacheBackend.class, context, b -> Stream.empty(), (a, b) -> false));
   }
 
   @Override
   public UpdateControl<KVCachePoolBinding> reconcile(
       KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
     KVCachePoolBindingStatus current = status(binding);
-    CacheView view = new CacheView(context);
+    CacheView view = new CacheView(context, deployments);
     List<Condition> wanted = new ArrayList<>();
     Optional<KVCachePool> pool = view.pool(binding.getSpec().poolRef().name());
     String phase;

@@ -19,9 +19,17 @@ import java.util.Optional;
 /** A {@link ClusterView} over one controller's own informer caches. */
 final class CacheView implements ClusterView {
   private final Context<?> context;
+  private final Optional<DeploymentCache> deployments;
 
   CacheView(Context<?> context) {
     this.context = context;
+    this.deployments = Optional.empty();
+  }
+
+  /** A controller of another kind that reads the deployments from {@code deployments}. */
+  CacheView(Context<?> context, DeploymentCache deployments) {
+    this.context = context;
+    this.deployments = Optional.of(deployments);
   }
 
   @SuppressWarnings("unchecked")
@@ -73,7 +81,9 @@ final class CacheView implements ClusterView {
     if (context.getPrimaryResource() instanceof ModelDeployment) {
       return ((Context<ModelDeployment>) context).getPrimaryCache().list(namespace).toList();
     }
-    return source(ModelDeployment.class).list(namespace, m -> true).toList();
+    return deployments
+        .orElseThrow(() -> new IllegalStateException("this controller reads no ModelDeployments"))
+        .in(namespace);
   }
 
   /** The injected Pods of {@code namespace}, from the controller's injected-pods source. */

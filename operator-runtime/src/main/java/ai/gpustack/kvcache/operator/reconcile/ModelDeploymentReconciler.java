@@ -77,6 +77,7 @@ public final class ModelDeploymentReconciler
   private final Events events;
   private final Clock clock;
   private final Optional<ReplicaObservations> observations;
+  private final DeploymentCache deployments;
 
   /** UIDs of outdated replicas deleted and replaced in one pass: their delete events are spent. */
   private final Set<String> replaced = ConcurrentHashMap.newKeySet();
@@ -90,19 +91,26 @@ public final class ModelDeploymentReconciler
    */
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
+  private final Claims claims = new Claims();
+
   /** When each deployment's status was last written by this process. */
   private final Map<String, Instant> lastStatusWrite = new ConcurrentHashMap<>();
 
-  /** {@code observations} reads what the replicas' engines report, when present. */
+  /**
+   * {@code observations} reads what the replicas' engines report, when present; {@code deployments}
+   * is handed this controller's cache for the others to read.
+   */
   public ModelDeploymentReconciler(
       PodRenderer renderer,
       Events events,
       Clock clock,
-      Optional<ReplicaObservations> observations) {
+      Optional<ReplicaObservations> observations,
+      DeploymentCache deployments) {
     this.renderer = renderer;
     this.events = events;
     this.clock = clock;
     this.observations = observations;
+    this.deployments = deployments;
   }
 
   static WorkloadRef claimOf(ModelDeployment md) {
@@ -112,6 +120,7 @@ public final class ModelDeploymentReconciler
   @Override
   public List<EventSource<?, ModelDeployment>> prepareEventSources(
       EventSourceContext<ModelDeployment> context) {
+    deployments.from(context.getPrimaryCache());
     // A replica wakes its deployment when it turns Ready or un-Ready, starts terminating, or goes
     // away without being replaced already; not for its own creation or the kubelet's other status
     // writes, which change nothing the reconcile decides on.
@@ -220,7 +229,7 @@ public final class ModelDeploymentReconciler
                 claimed.remove(claim);
               } else if (claimed.add(claim)) {
                 try {
-                  new Claims(client).claim(b, claimOf(md));
+                  claims.claim(client, b, claimOf(md));
                 } catch (RuntimeException e) {
                   claimed.remove(claim);
                   throw e;
@@ -461,8 +470,11 @@ public final class ModelDeploymentReconciler
         .kvCache()
         .ifPresent(
             k ->
-                new Claims(context.getClient())
-                    .release(md.getMetadata().getNamespace(), k.poolRef().name(), claimOf(md)));
+                claims.release(
+                    context.getClient(),
+                    md.getMetadata().getNamespace(),
+                    k.poolRef().name(),
+                    claimOf(md)));
     claimed.removeIf(c -> c.endsWith("/" + key(md)));
     renderer.forget(md);
     lastStatusWrite.remove(key(md));
