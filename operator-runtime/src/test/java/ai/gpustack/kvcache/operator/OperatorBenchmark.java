@@ -14,6 +14,7 @@ import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.sandbox.Kubelet;
 import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
@@ -46,6 +47,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -403,14 +405,9 @@ class OperatorBenchmark {
    * bodies, renamed, so both controllers send the API server the same Pods.
    */
   static void writePodTemplates(Path dir) throws IOException {
+    ModelDeployment md = (ModelDeployment) TestObjects.objects(deployment(0)).get(0);
     List<HasMetadata> objects = new ArrayList<>(TestObjects.objects(BASE));
-    objects.addAll(TestObjects.objects(deployment(0)));
-    ModelDeployment md =
-        objects.stream()
-            .filter(ModelDeployment.class::isInstance)
-            .map(ModelDeployment.class::cast)
-            .findFirst()
-            .orElseThrow();
+    objects.add(md);
     PodRenderer renderer = new PodRenderer(EngineRegistry.load());
     KubernetesSerialization json = KvCacheSerialization.create();
     for (boolean owned : List.of(true, false)) {
@@ -449,10 +446,10 @@ class OperatorBenchmark {
                   o.withKubernetesClient(client)
                       .withUseSSAToPatchPrimaryResource(false)
                       .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry)));
-      Map<Boolean, List<String>> templates = new java.util.HashMap<>();
+      Map<Boolean, List<String>> templates = new HashMap<>();
       for (boolean owned : List.of(true, false)) {
         List<String> pods = new ArrayList<>();
-        new com.fasterxml.jackson.databind.ObjectMapper()
+        new ObjectMapper()
             .readTree(Path.of(args[2]).resolve(templateFile(owned)).toFile())
             .forEach(p -> pods.add(p.toString()));
         templates.put(owned, pods);

@@ -1,11 +1,17 @@
 package ai.gpustack.kvcache.sandbox;
 
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Setting;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -28,6 +34,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * fabric8's CRUD store, telling the {@link WatchHub} about every change it makes, whoever made it:
@@ -47,8 +55,16 @@ final class Store extends KubernetesCrudDispatcher {
 
   /** The plurals admission reads whole; Pods only where labelled for injection. */
   private static final Set<String> VIEWED =
-      Set.of(
-          "kvcachepoolbindings", "kvcachepools", "kvcachebackends", "modeldeployments", "settings");
+      Stream.of(
+              KVCachePoolBinding.class,
+              KVCachePool.class,
+              KVCacheBackend.class,
+              ModelDeployment.class,
+              Setting.class)
+          .map(HasMetadata::getPlural)
+          .collect(Collectors.toUnmodifiableSet());
+
+  private static final String PODS = HasMetadata.getPlural(Pod.class);
 
   /** How fabric8's extractor names a label attribute. */
   private static final String LABEL = "labels:";
@@ -130,15 +146,15 @@ final class Store extends KubernetesCrudDispatcher {
    * admission of a write reads them here instead of parsing or scanning the store, which made every
    * admitted write cost the whole store's size.
    */
-  Collection<HasMetadata> viewed(String plural) {
-    Map<AttributeSet, HasMetadata> objects = viewed.get(plural);
+  Collection<HasMetadata> viewed(Class<? extends HasMetadata> kind) {
+    Map<AttributeSet, HasMetadata> objects = viewed.get(HasMetadata.getPlural(kind));
     return objects == null ? List.of() : objects.values();
   }
 
   private void view(AttributeSet key, String json) {
     String plural = plural(key);
     boolean injected =
-        plural.equals("pods")
+        plural.equals(PODS)
             && Optional.ofNullable(key.getAttribute(LABEL + Keys.INJECT))
                 .filter(a -> a.getValues().stream().anyMatch(v -> v.toString().equals("true")))
                 .isPresent();

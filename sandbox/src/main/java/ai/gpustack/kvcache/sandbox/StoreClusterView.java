@@ -7,6 +7,8 @@ import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Optional;
@@ -23,42 +25,42 @@ final class StoreClusterView implements ClusterView {
     this.store = store;
   }
 
-  private MemoryClusterView of(String plural) {
-    return MemoryClusterView.of(List.copyOf(store.viewed(plural)));
+  private MemoryClusterView of(Class<? extends HasMetadata> kind) {
+    return MemoryClusterView.of(List.copyOf(store.viewed(kind)));
   }
 
   @Override
   public Optional<KVCachePoolBinding> binding(String namespace, String name) {
-    return of("kvcachepoolbindings").binding(namespace, name);
+    return of(KVCachePoolBinding.class).binding(namespace, name);
   }
 
   @Override
   public List<KVCachePoolBinding> bindings() {
-    return of("kvcachepoolbindings").bindings();
+    return of(KVCachePoolBinding.class).bindings();
   }
 
   @Override
   public Optional<KVCachePool> pool(String name) {
-    return of("kvcachepools").pool(name);
+    return of(KVCachePool.class).pool(name);
   }
 
   @Override
   public Optional<KVCacheBackend> backend(String name) {
-    return of("kvcachebackends").backend(name);
+    return of(KVCacheBackend.class).backend(name);
   }
 
   @Override
   public List<ModelDeployment> modelDeployments(String namespace) {
-    return of("modeldeployments").modelDeployments(namespace);
+    return of(ModelDeployment.class).modelDeployments(namespace);
   }
 
   @Override
   public List<Pod> injectedPods(String namespace) {
-    return of("pods").injectedPods(namespace);
+    return of(Pod.class).injectedPods(namespace);
   }
 
   @Override
   public EffectiveSettings settings() {
-    return of("settings").settings();
+    return of(Setting.class).settings();
   }
 }

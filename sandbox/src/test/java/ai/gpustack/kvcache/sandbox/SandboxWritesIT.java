@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.file.Path;
@@ -49,18 +50,17 @@ class SandboxWritesIT {
     server.close();
   }
 
+  Resource<KVCachePoolBinding> chatBinding() {
+    return client.resources(KVCachePoolBinding.class).inNamespace("team-a").withName("chat");
+  }
+
   KVCachePoolBinding chat() {
-    return client.resources(KVCachePoolBinding.class).inNamespace("team-a").withName("chat").get();
+    return chatBinding().get();
   }
 
   /** Applies a JSON Patch to Binding team-a/chat's status, as the operator's claims do. */
   KVCachePoolBinding patchChatStatus(String jsonPatch) {
-    return client
-        .resources(KVCachePoolBinding.class)
-        .inNamespace("team-a")
-        .withName("chat")
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), jsonPatch);
+    return chatBinding().subresource("status").patch(PatchContext.of(PatchType.JSON), jsonPatch);
   }
 
   @Test
@@ -95,10 +95,7 @@ class SandboxWritesIT {
     assertThat(claimed.getMetadata().getGeneration()).isEqualTo(generation);
 
     KVCachePoolBinding labelled =
-        client
-            .resources(KVCachePoolBinding.class)
-            .inNamespace("team-a")
-            .withName("chat")
+        chatBinding()
             .edit(
                 b -> {
                   b.getMetadata().setLabels(java.util.Map.of("team", "a"));
@@ -107,10 +104,7 @@ class SandboxWritesIT {
     assertThat(labelled.getMetadata().getGeneration()).isEqualTo(generation);
 
     KVCachePoolBinding resized =
-        client
-            .resources(KVCachePoolBinding.class)
-            .inNamespace("team-a")
-            .withName("chat")
+        chatBinding()
             .patch(
                 PatchContext.of(PatchType.JSON_MERGE),
                 "{\"spec\":{\"quota\":{\"ceiling\":\"512Gi\"}}}");

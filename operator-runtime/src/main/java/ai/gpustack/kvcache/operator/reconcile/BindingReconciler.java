@@ -58,8 +58,10 @@ public final class BindingReconciler
   private final Optional<ReplicaObservations> observations;
   private final DeploymentCache deployments;
 
-  /** {@code observations} reads what injected Pods' engines report, when present. */
-  /** {@code deployments} is the ModelDeployment controller's cache, registered beside this one. */
+  /**
+   * {@code observations} reads what injected Pods' engines report, when present; {@code
+   * deployments} is the ModelDeployment controller's cache, registered beside this one.
+   */
   public BindingReconciler(
       Events events,
       Clock clock,

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.config.Cloner;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -19,6 +20,15 @@ import java.util.function.Supplier;
  * fleet's cold start. Anything else is copied through {@code serialization}, as the SDK does.
  */
 public final class ValueSpecCloner implements Cloner {
+  /** Our custom resources, each with a new empty instance of its kind. */
+  private static final Map<Class<?>, Supplier<CustomResource<?, ?>>> VALUE_KINDS =
+      Map.of(
+          ModelDeployment.class, ModelDeployment::new,
+          KVCachePoolBinding.class, KVCachePoolBinding::new,
+          KVCachePool.class, KVCachePool::new,
+          KVCacheBackend.class, KVCacheBackend::new,
+          Setting.class, Setting::new);
+
   private final KubernetesSerialization serialization;
 
   public ValueSpecCloner(KubernetesSerialization serialization) {
@@ -26,28 +36,14 @@ public final class ValueSpecCloner implements Cloner {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // spec and status go to a copy of the same kind
   public <R extends HasMetadata> R clone(R object) {
-    if (object instanceof ModelDeployment md) {
-      return (R) copy(md, ModelDeployment::new);
+    Supplier<CustomResource<?, ?>> fresh = VALUE_KINDS.get(object.getClass());
+    if (fresh == null) {
+      return serialization.clone(object);
     }
-    if (object instanceof KVCachePoolBinding binding) {
-      return (R) copy(binding, KVCachePoolBinding::new);
-    }
-    if (object instanceof KVCachePool pool) {
-      return (R) copy(pool, KVCachePool::new);
-    }
-    if (object instanceof KVCacheBackend backend) {
-      return (R) copy(backend, KVCacheBackend::new);
-    }
-    if (object instanceof Setting setting) {
-      return (R) copy(setting, Setting::new);
-    }
-    return serialization.clone(object);
-  }
-
-  private static <S, T, C extends CustomResource<S, T>> C copy(C original, Supplier<C> fresh) {
-    C copy = fresh.get();
+    CustomResource original = (CustomResource) object;
+    CustomResource copy = fresh.get();
     copy.setApiVersion(original.getApiVersion());
     copy.setKind(original.getKind());
     copy.setMetadata(
@@ -56,6 +52,6 @@ public final class ValueSpecCloner implements Cloner {
             : new ObjectMetaBuilder(original.getMetadata()).build());
     copy.setSpec(original.getSpec());
     copy.setStatus(original.getStatus());
-    return copy;
+    return (R) copy;
   }
 }

@@ -3,19 +3,17 @@ package ai.gpustack.kvcache.operator.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.WorkloadRef;
-import ai.gpustack.kvcache.cluster.Manifests;
+import ai.gpustack.kvcache.operator.TestObjects;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.sandbox.Faults;
 import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -37,14 +35,7 @@ class ClaimsIT {
   @BeforeEach
   void start() {
     server = SandboxServer.start(EngineRegistry.load(), 0);
-    for (HasMetadata o :
-        Manifests.objects(
-            List.of(
-                Path.of("../examples/sandbox/00-backend.yaml"),
-                Path.of("../examples/sandbox/01-pool.yaml"),
-                Path.of("../examples/sandbox/02-bindings.yaml")))) {
-      server.client().resource(o).create();
-    }
+    TestObjects.apply(server.client(), TestObjects.store("team-a", "chat"));
     Config config = Config.fromKubeconfig(server.kubeconfig());
     config.setUserAgent("claims-test");
     client =
