@@ -66,13 +66,14 @@ final class PodInjection implements Rule {
   private static final JsonStringEncoder STRINGS = JsonStringEncoder.getInstance();
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The config volume and mount as JSON, by the file's directory and name (one per engine). */
-  private static final Map<String, String[]> CONFIG_VOLUMES = new ConcurrentHashMap<>();
+  /** Fragments beyond this many are dropped: far more distinct attachments than a cluster has. */
+  private static final int MAX_FRAGMENTS = 1024;
 
   private final EngineRegistry engines;
   private final AttachmentResolver resolver;
   private final ClusterView cluster;
   private final ObjectReader reader;
+  private final Map<FragmentsKey, Fragments> fragments = new ConcurrentHashMap<>();
 
   PodInjection(
       EngineRegistry engines,
@@ -302,22 +303,9 @@ final class PodInjection implements Rule {
     JsonNode original = request.object();
     JsonNode targetNode = original.path("spec").path("containers").path(target);
     String at = "/spec/containers/" + target;
-    CacheAttachment attachment = engine.attachment(attach);
+    Fragments fragments = fragments(new FragmentsKey(engine, attach, binding, launchProgram));
+    CacheAttachment attachment = fragments.attachment();
     List<String> rendered = engine.renderInjectedArgs(command, args, version, attach, attachment);
-    Map<String, String> annotations = new LinkedHashMap<>();
-    attachment
-        .clientConfig()
-        .ifPresent(config -> annotations.put(Keys.CLIENT_CONFIG, config.content()));
-    Map<String, String> record = new LinkedHashMap<>();
-    record.put("binding", binding);
-    record.put("engine", engine.id());
-    record.put("domain", attach.domain().name());
-    if (attach.dtypeOwned()) {
-      record.put("dtype", attach.domain().dtype());
-    }
-    record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
-    record.put("launchProgram", launchProgram);
-    annotations.put(Keys.INJECTED, json(record));
 
     PatchWriter patch = new PatchWriter();
     patch.append(
@@ -326,57 +314,120 @@ final class PodInjection implements Rule {
         rendered.subList(args.size(), rendered.size()).stream()
             .map(PatchWriter.Value::string)
             .toList());
-    Set<String> declared = new HashSet<>();
-    orEmpty(container.env()).forEach(v -> declared.add(v.name()));
-    List<PatchWriter.Value> env = new ArrayList<>();
-    attachment.env().forEach(v -> env.add(envVar(v)));
-    attachment.defaultedEnv().stream()
-        .filter(v -> !declared.contains(v.name()))
-        .forEach(v -> env.add(envVar(v)));
+    List<PatchWriter.Value> env = new ArrayList<>(fragments.env());
+    if (!fragments.defaultedEnv().isEmpty()) {
+      Set<String> declared = new HashSet<>();
+      orEmpty(container.env()).forEach(v -> declared.add(v.name()));
+      fragments
+          .defaultedEnv()
+          .forEach(
+              (name, value) -> {
+                if (!declared.contains(name)) {
+                  env.add(value);
+                }
+              });
+    }
     patch.append(targetNode.path("env"), at + "/env", env);
-    attachment
-        .clientConfig()
-        .ifPresent(
-            config -> {
-              String[] volume = configVolume(config);
-              patch.append(
-                  targetNode.path("volumeMounts"),
-                  at + "/volumeMounts",
-                  List.of(PatchWriter.Value.raw(volume[1])));
-              patch.append(
-                  original.path("spec").path("volumes"),
-                  "/spec/volumes",
-                  List.of(PatchWriter.Value.raw(volume[0])));
-            });
+    if (fragments.volume() != null) {
+      patch.append(
+          targetNode.path("volumeMounts"), at + "/volumeMounts", List.of(fragments.mount()));
+      patch.append(
+          original.path("spec").path("volumes"), "/spec/volumes", List.of(fragments.volume()));
+    }
     // The Pod has annotations: it names its Binding in one.
-    annotations.forEach(
-        (k, v) -> patch.add("/metadata/annotations/" + pointer(k), PatchWriter.Value.string(v)));
+    fragments.annotations().forEach(patch::operation);
     return Decision.patch(patch.finish(), warnings);
   }
 
-  /** {@link ConfigVolume}'s volume and mount for {@code config}, as JSON. */
-  private static String[] configVolume(ClientConfigFile config) {
-    return CONFIG_VOLUMES.computeIfAbsent(
-        config.directory() + "\n" + config.fileName(),
-        key -> {
-          try {
-            return new String[] {
-              JSON.writeValueAsString(ConfigVolume.volume(config)),
-              JSON.writeValueAsString(ConfigVolume.mount(config))
-            };
-          } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a Volume does not serialize", e);
-          }
+  /** What a cached {@link Fragments} was made for. */
+  private record FragmentsKey(
+      Engine engine, AttachmentRequest attach, String binding, String launchProgram) {}
+
+  /**
+   * The parts of an injection that depend on the attachment alone, serialized: the engine's
+   * attachment, its env (defaulted variables by name, written only where the Pod declares none),
+   * the config volume and mount (null without a config file) and the two annotation operations.
+   */
+  private record Fragments(
+      CacheAttachment attachment,
+      List<PatchWriter.Value> env,
+      Map<String, PatchWriter.Value> defaultedEnv,
+      PatchWriter.Value volume,
+      PatchWriter.Value mount,
+      List<PatchWriter.Value> annotations) {}
+
+  /**
+   * The fragments for {@code key}, made once: engines are deterministic, and a cluster has few
+   * distinct attachments, so every Pod of a workload after the first reuses them. Emptied when it
+   * outgrows {@link #MAX_FRAGMENTS} (a pool's endpoint or a Setting changing makes new keys).
+   */
+  private Fragments fragments(FragmentsKey key) {
+    Fragments cached = fragments.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    if (fragments.size() >= MAX_FRAGMENTS) {
+      fragments.clear();
+    }
+    Fragments made = makeFragments(key);
+    fragments.put(key, made);
+    return made;
+  }
+
+  private static Fragments makeFragments(FragmentsKey key) {
+    Engine engine = key.engine();
+    AttachmentRequest attach = key.attach();
+    CacheAttachment attachment = engine.attachment(attach);
+    Map<String, String> annotations = new LinkedHashMap<>();
+    attachment
+        .clientConfig()
+        .ifPresent(config -> annotations.put(Keys.CLIENT_CONFIG, config.content()));
+    Map<String, String> record = new LinkedHashMap<>();
+    record.put("binding", key.binding());
+    record.put("engine", engine.id());
+    record.put("domain", attach.domain().name());
+    if (attach.dtypeOwned()) {
+      record.put("dtype", attach.domain().dtype());
+    }
+    record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
+    record.put("launchProgram", key.launchProgram());
+    annotations.put(Keys.INJECTED, json(record));
+    List<PatchWriter.Value> operations = new ArrayList<>();
+    annotations.forEach(
+        (k, v) -> {
+          Map<String, String> operation = new LinkedHashMap<>();
+          operation.put("op", "add");
+          operation.put("path", "/metadata/annotations/" + pointer(k));
+          operation.put("value", v);
+          operations.add(PatchWriter.Value.raw(json(operation)));
         });
+    Map<String, PatchWriter.Value> defaulted = new LinkedHashMap<>();
+    attachment.defaultedEnv().forEach(v -> defaulted.put(v.name(), envVar(v)));
+    PatchWriter.Value volume = null;
+    PatchWriter.Value mount = null;
+    if (attachment.clientConfig().isPresent()) {
+      ClientConfigFile config = attachment.clientConfig().get();
+      try {
+        volume = PatchWriter.Value.raw(JSON.writeValueAsString(ConfigVolume.volume(config)));
+        mount = PatchWriter.Value.raw(JSON.writeValueAsString(ConfigVolume.mount(config)));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException("a Volume does not serialize", e);
+      }
+    }
+    return new Fragments(
+        attachment,
+        attachment.env().stream().map(PodInjection::envVar).toList(),
+        defaulted,
+        volume,
+        mount,
+        List.copyOf(operations));
   }
 
   private static PatchWriter.Value envVar(EnvVar v) {
-    return json -> {
-      json.writeStartObject();
-      json.writeStringField("name", v.name());
-      json.writeStringField("value", v.value());
-      json.writeEndObject();
-    };
+    Map<String, String> fields = new LinkedHashMap<>();
+    fields.put("name", v.name());
+    fields.put("value", v.value());
+    return PatchWriter.Value.raw(json(fields));
   }
 
   /** A JSON Pointer token: {@code ~} and {@code /} escaped. */

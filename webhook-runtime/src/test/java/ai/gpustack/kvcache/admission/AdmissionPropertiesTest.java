@@ -70,7 +70,8 @@ class AdmissionPropertiesTest {
                   "{\"apiVersion\":\"worker.gpustack.ai/v1\",\"kind\":\"KVCachePoolBinding\",\"metadata\":{\"name\":\"legacy\",\"namespace\":\"team-a\"},"
                       + "\"spec\":{\"poolRef\":{\"name\":\"pool-a\"},\"domain\":{\"name\":\"legacy\",\"blockSize\":16,\"dtype\":\"bf16\"},\"quota\":{\"ceiling\":\"1Gi\"}}}"));
 
-  final Admission admission = new Admission(EngineRegistry.load(), CLUSTER);
+  static final EngineRegistry ENGINES = EngineRegistry.load();
+  final Admission admission = new Admission(ENGINES, CLUSTER);
 
   @Test
   void generated_pods_are_patched_only_when_allowed_and_end_with_the_bindings_pair()
@@ -89,6 +90,15 @@ class AdmissionPropertiesTest {
       }
       if (decision.patch().isPresent()) {
         injected++;
+        // The webhook reuses what it serialized for earlier Pods of the same attachment: the
+        // answer is the one a webhook that never saw another Pod gives.
+        assertThat(decision.patch().get().toString())
+            .as("%s", pod)
+            .isEqualTo(
+                decide(new Admission(ENGINES, CLUSTER), Route.POD_INJECTION, pod)
+                    .patch()
+                    .orElseThrow()
+                    .toString());
         JsonNode patched = JsonPatch.apply(JSON.readTree(decision.patch().get().json()), pod);
         JsonNode container = target(patched);
         ArrayNode args = (ArrayNode) container.path("args");
@@ -132,6 +142,10 @@ class AdmissionPropertiesTest {
   }
 
   private Decision decide(Route route, ObjectNode object) {
+    return decide(admission, route, object);
+  }
+
+  private static Decision decide(Admission admission, Route route, ObjectNode object) {
     return admission.decide(
         route,
         new Request(
@@ -286,6 +300,41 @@ class AdmissionPropertiesTest {
       }
     }
     return md;
+  }
+
+  @Test
+  void pods_of_one_attachment_launched_differently_each_record_their_own_launch() throws Exception {
+    List<String> records = new ArrayList<>();
+    for (String command :
+        List.of(
+            "[\"vllm\",\"serve\",\"m\"]",
+            "[\"python3\",\"-m\",\"vllm.entrypoints.openai.api_server\",\"--model\",\"m\"]",
+            "[\"vllm\",\"serve\",\"m\"]")) {
+      ObjectNode pod =
+          (ObjectNode)
+              JSON.readTree(
+                  "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+                      + "\"labels\":{\"kvcache.gpustack.ai/inject\":\"true\"},\"annotations\":"
+                      + "{\"kvcache.gpustack.ai/binding\":\"cache\",\"kvcache.gpustack.ai/engine\":\"vLLM\"}},"
+                      + "\"spec\":{\"containers\":[{\"name\":\"main\",\"command\":"
+                      + command
+                      + "}]}}");
+      String patch = decide(Route.POD_INJECTION, pod).patch().orElseThrow().toString();
+      assertThat(patch)
+          .isEqualTo(
+              decide(new Admission(ENGINES, CLUSTER), Route.POD_INJECTION, pod)
+                  .patch()
+                  .orElseThrow()
+                  .toString());
+      JsonNode patched = JsonPatch.apply(JSON.readTree(patch), pod);
+      records.add(
+          patched
+              .path("metadata")
+              .path("annotations")
+              .path("kvcache.gpustack.ai/injected")
+              .asText());
+    }
+    assertThat(records.get(0)).isEqualTo(records.get(2)).isNotEqualTo(records.get(1));
   }
 
   @Test
