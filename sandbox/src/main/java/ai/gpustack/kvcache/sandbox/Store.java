@@ -25,7 +25,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.AbstractMap;
-import java.util.Collection;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -71,7 +71,7 @@ final class Store extends KubernetesCrudDispatcher {
 
   private static final KubernetesSerialization OBJECTS = KvCacheSerialization.create();
 
-  private final Map<String, Map<AttributeSet, HasMetadata>> viewed = new ConcurrentHashMap<>();
+  private final Map<String, Map<AttributeSet, Viewed>> viewed = new ConcurrentHashMap<>();
 
   /** Stored keys by their name attribute's values; guarded by the store map's own lock. */
   private final Map<List<Value>, Set<AttributeSet>> byName = new HashMap<>();
@@ -142,13 +142,41 @@ final class Store extends KubernetesCrudDispatcher {
 
   /**
    * The objects of the kinds admission reads (what a webhook's informers hold: the custom resources
-   * and Pods labelled for injection), by their plural, each parsed once when it is written. The
-   * admission of a write reads them here instead of parsing or scanning the store, which made every
-   * admitted write cost the whole store's size.
+   * and Pods labelled for injection), each parsed at most once per version, when admission first
+   * reads it. The admission of a write reads them here instead of parsing or scanning the store,
+   * which made every admitted write cost the whole store's size; parsing only what is read keeps a
+   * status write (most writes, and never admitted) from paying for a parse.
    */
-  Collection<HasMetadata> viewed(Class<? extends HasMetadata> kind) {
-    Map<AttributeSet, HasMetadata> objects = viewed.get(HasMetadata.getPlural(kind));
-    return objects == null ? List.of() : objects.values();
+  List<HasMetadata> viewed(Class<? extends HasMetadata> kind) {
+    Map<AttributeSet, Viewed> objects = viewed.get(HasMetadata.getPlural(kind));
+    if (objects == null) {
+      return List.of();
+    }
+    List<HasMetadata> out = new ArrayList<>(objects.size());
+    objects.values().forEach(v -> v.object().ifPresent(out::add));
+    return out;
+  }
+
+  /** One stored version of an object admission may read, parsed the first time it is. */
+  private static final class Viewed {
+    private final String json;
+    private Optional<HasMetadata> object;
+
+    Viewed(String json) {
+      this.json = json;
+    }
+
+    /** Empty for an object the admission rules could not read either: not part of what they see. */
+    synchronized Optional<HasMetadata> object() {
+      if (object == null) {
+        try {
+          object = Optional.of(OBJECTS.unmarshal(json));
+        } catch (RuntimeException e) {
+          object = Optional.empty();
+        }
+      }
+      return object;
+    }
   }
 
   private void view(AttributeSet key, String json) {
@@ -161,16 +189,11 @@ final class Store extends KubernetesCrudDispatcher {
     if (!VIEWED.contains(plural) && !injected) {
       return;
     }
-    try {
-      HasMetadata object = OBJECTS.unmarshal(json);
-      viewed.computeIfAbsent(plural, p -> new ConcurrentHashMap<>()).put(key, object);
-    } catch (RuntimeException e) {
-      // an object the admission rules could not read either: not part of what they see
-    }
+    viewed.computeIfAbsent(plural, p -> new ConcurrentHashMap<>()).put(key, new Viewed(json));
   }
 
   private void unview(AttributeSet key) {
-    Map<AttributeSet, HasMetadata> objects = viewed.get(plural(key));
+    Map<AttributeSet, Viewed> objects = viewed.get(plural(key));
     if (objects != null) {
       objects.remove(key);
     }

@@ -16,7 +16,7 @@ import java.util.Optional;
 /**
  * The embedded server's store, read as a {@link ClusterView} the moment a write is admitted: what a
  * real API server's webhook would see through its informers, without their lag. Each question reads
- * only the kind it is about, from the objects {@link Store#viewed} keeps parsed.
+ * only the kind it is about, from the objects {@link Store#viewed} parses once.
  */
 final class StoreClusterView implements ClusterView {
   private final Store store;
@@ -26,7 +26,7 @@ final class StoreClusterView implements ClusterView {
   }
 
   private MemoryClusterView of(Class<? extends HasMetadata> kind) {
-    return MemoryClusterView.of(List.copyOf(store.viewed(kind)));
+    return MemoryClusterView.of(store.viewed(kind));
   }
 
   @Override
