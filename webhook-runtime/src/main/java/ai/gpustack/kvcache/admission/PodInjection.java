@@ -318,14 +318,9 @@ final class PodInjection implements Rule {
     if (!fragments.defaultedEnv().isEmpty()) {
       Set<String> declared = new HashSet<>();
       orEmpty(container.env()).forEach(v -> declared.add(v.name()));
-      fragments
-          .defaultedEnv()
-          .forEach(
-              (name, value) -> {
-                if (!declared.contains(name)) {
-                  env.add(value);
-                }
-              });
+      fragments.defaultedEnv().stream()
+          .filter(v -> !declared.contains(v.name()))
+          .forEach(v -> env.add(v.value()));
     }
     patch.append(targetNode.path("env"), at + "/env", env);
     if (fragments.volume() != null) {
@@ -339,19 +334,22 @@ final class PodInjection implements Rule {
     return Decision.patch(patch.finish(), warnings);
   }
 
+  /** A variable the engine sets only where the Pod declares none. */
+  private record Defaulted(String name, PatchWriter.Value value) {}
+
   /** What a cached {@link Fragments} was made for. */
   private record FragmentsKey(
       Engine engine, AttachmentRequest attach, String binding, String launchProgram) {}
 
   /**
    * The parts of an injection that depend on the attachment alone, serialized: the engine's
-   * attachment, its env (defaulted variables by name, written only where the Pod declares none),
-   * the config volume and mount (null without a config file) and the two annotation operations.
+   * attachment, its env and defaulted env, the config volume and mount (null without a config file)
+   * and the two annotation operations.
    */
   private record Fragments(
       CacheAttachment attachment,
       List<PatchWriter.Value> env,
-      Map<String, PatchWriter.Value> defaultedEnv,
+      List<Defaulted> defaultedEnv,
       PatchWriter.Value volume,
       PatchWriter.Value mount,
       List<PatchWriter.Value> annotations) {}
@@ -401,8 +399,6 @@ final class PodInjection implements Rule {
           operation.put("value", v);
           operations.add(PatchWriter.Value.raw(json(operation)));
         });
-    Map<String, PatchWriter.Value> defaulted = new LinkedHashMap<>();
-    attachment.defaultedEnv().forEach(v -> defaulted.put(v.name(), envVar(v)));
     PatchWriter.Value volume = null;
     PatchWriter.Value mount = null;
     if (attachment.clientConfig().isPresent()) {
@@ -417,7 +413,7 @@ final class PodInjection implements Rule {
     return new Fragments(
         attachment,
         attachment.env().stream().map(PodInjection::envVar).toList(),
-        defaulted,
+        attachment.defaultedEnv().stream().map(v -> new Defaulted(v.name(), envVar(v))).toList(),
         volume,
         mount,
         List.copyOf(operations));
