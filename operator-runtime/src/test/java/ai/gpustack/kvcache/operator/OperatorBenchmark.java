@@ -73,9 +73,9 @@ import org.junit.jupiter.api.Test;
  * floor at each size instead, prints the cost curve and writes it into docs/operating.md's Capacity
  * table. The cluster runs in this JVM for every controller, so whichever ran first paid for its JIT
  * warm-up (at 500 deployments the operator's cold start cost the cluster 32 to 41 s of CPU when it
- * ran first, 19 s after a warm-up): a discarded warm-up of both at {@link #WARM_UP_DEPLOYMENTS}
- * runs first. Numbers are printed, not asserted. Run with {@code ./mvnw -B -Pbench verify -pl
- * operator-runtime -am}.
+ * ran first, 19 to 24 s after a warm-up): a discarded warm-up of both at {@link
+ * #WARM_UP_DEPLOYMENTS} runs first. Numbers are printed, not asserted. Run with {@code ./mvnw -B
+ * -Pbench verify -pl operator-runtime -am}.
  */
 class OperatorBenchmark {
   static final int DEFAULT_DEPLOYMENTS = Integer.getInteger("kvcache.bench.deployments", 500);
