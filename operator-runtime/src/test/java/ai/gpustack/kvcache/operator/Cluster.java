@@ -69,20 +69,7 @@ final class Cluster implements AutoCloseable {
   /** Edits {@code name}'s object, retrying while the operator writes it too. */
   void edit(
       String namespace, String name, java.util.function.UnaryOperator<ModelDeployment> change) {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        client()
-            .resources(ModelDeployment.class)
-            .inNamespace(namespace)
-            .withName(name)
-            .edit(change);
-        return;
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt > 10) {
-          throw e;
-        }
-      }
-    }
+    TestObjects.edit(client(), ModelDeployment.class, namespace, name, change);
   }
 
   ModelDeployment md(String namespace, String name) {

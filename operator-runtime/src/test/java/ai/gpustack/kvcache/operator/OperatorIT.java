@@ -236,25 +236,13 @@ class OperatorIT {
 
   /** Edits the replica count as a user would: again on a conflict with the operator's writes. */
   private void replicas(int n) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        cluster
-            .client()
-            .resources(ModelDeployment.class)
-            .inNamespace("ns")
-            .withName("v")
-            .edit(
-                md -> {
-                  md.setSpec(md.getSpec().withRoles(md.getSpec().roles().get(0).withReplicas(n)));
-                  return md;
-                });
-        return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt == 5) {
-          throw e;
-        }
-      }
-    }
+    cluster.edit(
+        "ns",
+        "v",
+        md -> {
+          md.setSpec(md.getSpec().withRoles(md.getSpec().roles().get(0).withReplicas(n)));
+          return md;
+        });
   }
 
   @Test
@@ -608,16 +596,7 @@ class OperatorIT {
   }
 
   private void replicas2(KvCacheOperator standby) {
-    cluster
-        .client()
-        .resources(ModelDeployment.class)
-        .inNamespace("ns")
-        .withName("v")
-        .edit(
-            md -> {
-              md.setSpec(md.getSpec().withRoles(md.getSpec().roles().get(0).withReplicas(2)));
-              return md;
-            });
+    replicas(2);
     await(
         "the standby reconciles",
         () -> settled(cluster.md("ns", "v")) && cluster.pods("ns", "v").size() == 2);

@@ -8,11 +8,13 @@ import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /** Objects the operator tests share, written as YAML, and the one way they are written. */
 public final class TestObjects {
@@ -73,20 +75,32 @@ public final class TestObjects {
 
   /** Sets the Setting {@code name} (in the system namespace) to {@code value}. */
   public static void setting(KubernetesClient client, String name, String value) {
-    // The operator writes the Setting's status: an edit meeting a newer version is retried.
+    edit(
+        client,
+        Setting.class,
+        Settings.NAMESPACE,
+        name,
+        s -> {
+          s.setSpec(SettingSpec.builder().value(value).build());
+          return s;
+        });
+  }
+
+  /**
+   * Edits an object as a user would: the operator writes it too (status, finalizers, a Lease's
+   * renewal), so an edit that meets a newer version is read again and retried.
+   */
+  public static <T extends HasMetadata> void edit(
+      KubernetesClient client,
+      Class<T> kind,
+      String namespace,
+      String name,
+      UnaryOperator<T> change) {
     for (int attempt = 1; ; attempt++) {
       try {
-        client
-            .resources(Setting.class)
-            .inNamespace(Settings.NAMESPACE)
-            .withName(name)
-            .edit(
-                s -> {
-                  s.setSpec(SettingSpec.builder().value(value).build());
-                  return s;
-                });
+        client.resources(kind).inNamespace(namespace).withName(name).edit(change);
         return;
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      } catch (KubernetesClientException e) {
         if (e.getCode() != 409 || attempt == 10) {
           throw e;
         }

@@ -105,17 +105,18 @@ class InstallSafetyIT {
 
         // Another identity holds the Lease now, as after a partition the first could not see.
         int takenAt = audit.size();
-        client
-            .leases()
-            .inNamespace(Settings.NAMESPACE)
-            .withName(KvCacheOperator.LEASE)
-            .edit(
-                (Lease l) -> {
-                  l.getSpec().setHolderIdentity("second");
-                  l.getSpec().setRenewTime(ZonedDateTime.now());
-                  l.getSpec().setAcquireTime(ZonedDateTime.now());
-                  return l;
-                });
+        // The leader renews the Lease meanwhile: the edit is retried on a conflict.
+        TestObjects.edit(
+            client,
+            Lease.class,
+            Settings.NAMESPACE,
+            KvCacheOperator.LEASE,
+            l -> {
+              l.getSpec().setHolderIdentity("second");
+              l.getSpec().setRenewTime(ZonedDateTime.now());
+              l.getSpec().setAcquireTime(ZonedDateTime.now());
+              return l;
+            });
         assertThat(first.waitFor(15, TimeUnit.SECONDS))
             .as("the old leader exits once it sees the Lease held by another identity")
             .isTrue();

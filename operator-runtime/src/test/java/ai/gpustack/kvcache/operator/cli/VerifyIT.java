@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.operator.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ai.gpustack.kvcache.operator.TestObjects;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -145,32 +146,18 @@ class VerifyIT {
   @Test
   @Order(3)
   void once_the_role_drops_its_flag_the_replaced_replicas_match() throws Exception {
-    // The operator writes the deployment's status meanwhile: an edit that meets a newer version
-    // is read again and retried, as kubectl edit's user would.
-    for (int attempt = 1; ; attempt++) {
-      try {
-        sandbox
-            .client()
-            .resources(ModelDeployment.class)
-            .inNamespace("team-a")
-            .withName("own-fp8")
-            .edit(
-                md -> {
-                  md.setSpec(
-                      md.getSpec()
-                          .withRoles(
-                              md.getSpec().roles().stream()
-                                  .map(r -> r.withExtraArgs(List.of()))
-                                  .toList()));
-                  return md;
-                });
-        break;
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt == 10) {
-          throw e;
-        }
-      }
-    }
+    TestObjects.edit(
+        sandbox.client(),
+        ModelDeployment.class,
+        "team-a",
+        "own-fp8",
+        md -> {
+          md.setSpec(
+              md.getSpec()
+                  .withRoles(
+                      md.getSpec().roles().stream().map(r -> r.withExtraArgs(List.of())).toList()));
+          return md;
+        });
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     List<JsonNode> own = List.of();
     while (Instant.now().isBefore(deadline)) {

@@ -293,22 +293,14 @@ class RbacIT {
       KubernetesClient c,
       java.util.function.Function<ModelDeployment, ai.gpustack.kvcache.api.ModelDeploymentSpec>
           change) {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        c.resources(ModelDeployment.class)
-            .inNamespace("ns")
-            .withName("md")
-            .edit(
-                md -> {
-                  md.setSpec(change.apply(md));
-                  return md;
-                });
-        return;
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt > 10) {
-          throw e;
-        }
-      }
-    }
+    TestObjects.edit(
+        c,
+        ModelDeployment.class,
+        "ns",
+        "md",
+        md -> {
+          md.setSpec(change.apply(md));
+          return md;
+        });
   }
 }
