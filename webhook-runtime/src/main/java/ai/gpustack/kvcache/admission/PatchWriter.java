@@ -69,19 +69,30 @@ final class PatchWriter {
   /** {@code {"op":"add","path":path,"value":value}}. */
   PatchWriter add(String path, Value value) {
     separate();
+    writeAdd(out, path, value);
+    return this;
+  }
+
+  /** The operation {@link #add} writes, serialized once for {@link #operation}. */
+  static Value addOperation(String path, Value value) {
+    ByteArrayBuilder operation = new ByteArrayBuilder(256);
+    writeAdd(operation, path, value);
+    return new Value(operation.toByteArray());
+  }
+
+  /** An operation from {@link #addOperation}, written as it is. */
+  PatchWriter operation(Value operation) {
+    separate();
+    out.write(operation.json);
+    return this;
+  }
+
+  private static void writeAdd(ByteArrayBuilder out, String path, Value value) {
     out.write(OP_ADD);
     out.write(STRINGS.quoteAsUTF8(path));
     out.write(VALUE);
     out.write(value.json);
     out.append('}');
-    return this;
-  }
-
-  /** An operation already serialized, written as it is. */
-  PatchWriter operation(Value operation) {
-    separate();
-    out.write(operation.json);
-    return this;
   }
 
   /**

@@ -360,16 +360,10 @@ final class PodInjection implements Rule {
    * outgrows {@link #MAX_FRAGMENTS} (a pool's endpoint or a Setting changing makes new keys).
    */
   private Fragments fragments(FragmentsKey key) {
-    Fragments cached = fragments.get(key);
-    if (cached != null) {
-      return cached;
-    }
     if (fragments.size() >= MAX_FRAGMENTS) {
       fragments.clear();
     }
-    Fragments made = makeFragments(key);
-    fragments.put(key, made);
-    return made;
+    return fragments.computeIfAbsent(key, PodInjection::makeFragments);
   }
 
   private static Fragments makeFragments(FragmentsKey key) {
@@ -392,13 +386,10 @@ final class PodInjection implements Rule {
     annotations.put(Keys.INJECTED, json(record));
     List<PatchWriter.Value> operations = new ArrayList<>();
     annotations.forEach(
-        (k, v) -> {
-          Map<String, String> operation = new LinkedHashMap<>();
-          operation.put("op", "add");
-          operation.put("path", "/metadata/annotations/" + pointer(k));
-          operation.put("value", v);
-          operations.add(PatchWriter.Value.raw(json(operation)));
-        });
+        (k, v) ->
+            operations.add(
+                PatchWriter.addOperation(
+                    "/metadata/annotations/" + pointer(k), PatchWriter.Value.string(v))));
     PatchWriter.Value volume = null;
     PatchWriter.Value mount = null;
     if (attachment.clientConfig().isPresent()) {
