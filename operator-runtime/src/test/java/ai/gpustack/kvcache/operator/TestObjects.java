@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.SettingSpec;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -71,6 +74,35 @@ public final class TestObjects {
         throw new AssertionError(e);
       }
     }
+  }
+
+  /**
+   * Waits until the operator has taken the ModelDeployment {@code namespace/name} (its finalizer is
+   * on) and {@code readyReplicas} of its replicas are Ready. A deployment stored while the Setting
+   * is off must be taken before the Setting flips on, as every later update of it is refused then;
+   * and a held deployment keeps only the replicas it had, so a test reading them waits for them.
+   */
+  public static void awaitTaken(
+      KubernetesClient client, String namespace, String name, int readyReplicas) {
+    await(
+        "the operator's finalizer and " + readyReplicas + " Ready replicas on " + name,
+        Duration.ofSeconds(60),
+        () -> {
+          ModelDeployment md =
+              client.resources(ModelDeployment.class).inNamespace(namespace).withName(name).get();
+          return md != null
+              && md.getMetadata().getFinalizers().contains(Keys.DEPLOYMENT_FINALIZER)
+              && client
+                      .pods()
+                      .inNamespace(namespace)
+                      .withLabel(Keys.INSTANCE, name)
+                      .list()
+                      .getItems()
+                      .stream()
+                      .filter(Pods::ready)
+                      .count()
+                  >= readyReplicas;
+        });
   }
 
   /** Sets the Setting {@code name} (in the system namespace) to {@code value}. */

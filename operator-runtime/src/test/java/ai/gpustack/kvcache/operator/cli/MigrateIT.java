@@ -135,15 +135,7 @@ class MigrateIT {
         """
             .formatted(name, version, binding, replicas),
         ModelDeployment.class);
-    TestObjects.await(
-        "the operator's finalizer on " + name,
-        Duration.ofSeconds(60),
-        () ->
-            deployment(name) != null
-                && deployment(name)
-                    .getMetadata()
-                    .getFinalizers()
-                    .contains(Keys.DEPLOYMENT_FINALIZER));
+    TestObjects.awaitTaken(client, NS, name, 0);
   }
 
   private static <T extends HasMetadata> void create(String yaml, Class<T> type) {
