@@ -1,7 +1,10 @@
 package ai.gpustack.kvcache.observe;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
+import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import ai.gpustack.kvcache.api.Dtype;
+import ai.gpustack.kvcache.api.Quoting;
 import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
@@ -17,15 +20,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
 
 /**
  * Reads one replica: the dtype its argv hands the engine, as the engine's parser reads it at its
  * version (last occurrence, every spelling), and the dtype the engine reports on its own endpoint,
  * through {@code fetcher}; then judges the report against the Binding by KV format, so a synonym
  * ({@code bf16} for {@code bfloat16} on SGLang) matches. The Setting is not applied here (see
- * {@link Observation#unowned()}), so what was read stays true when it flips. Thread-safe.
+ * {@link Observation#unowned()}), so what was read stays true when it flips. A report that is not
+ * shaped like a dtype is not believed. Asynchronous and thread-safe.
  */
 public final class DtypeObserver {
+  /**
+   * What a reported dtype must look like to be believed: every spelling any engine accepts does,
+   * and a value that does not is an engine (or something posing as one) saying something else.
+   */
+  private static final Pattern SPELLING = Pattern.compile("[a-z0-9_]{1," + Dtype.MAX_LENGTH + "}");
+
   private final EngineRegistry engines;
   private final ReportFetcher fetcher;
 
@@ -35,7 +47,7 @@ public final class DtypeObserver {
   }
 
   /** A replica the operator built for {@code md}. */
-  public Observation managed(ModelDeployment md, Pod pod, ClusterView cluster) {
+  public CompletableFuture<Observation> managed(ModelDeployment md, Pod pod, ClusterView cluster) {
     String binding = md.getSpec().kvCache().map(k -> k.poolRef().name()).orElse("");
     return observe(
         pod,
@@ -47,7 +59,7 @@ public final class DtypeObserver {
   }
 
   /** A Pod the webhook injected; its engine, version and Binding come from its annotations. */
-  public Observation injected(Pod pod, ClusterView cluster) {
+  public CompletableFuture<Observation> injected(Pod pod, ClusterView cluster) {
     List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();
     String owner =
         owners == null || owners.isEmpty()
@@ -62,7 +74,7 @@ public final class DtypeObserver {
         cluster);
   }
 
-  private Observation observe(
+  private CompletableFuture<Observation> observe(
       Pod pod,
       String owner,
       String engineName,
@@ -79,34 +91,59 @@ public final class DtypeObserver {
     Optional<Engine> found = engines.find(engineName);
     Result result = new Result(namespace, pod, owner, engineName, bindingName, bindingDtype);
     if (found.isEmpty()) {
-      return result.notReported(
-          Optional.empty(), "engine " + quote(engineName) + " is not registered", true);
+      return completedFuture(
+          result.notReported(
+              Optional.empty(), "engine " + quote(engineName, 64) + " is not registered", true));
     }
     Engine engine = found.get();
     List<String> argv = argv(pod);
     FlagReader reader = engine.flagReader(version);
     Optional<String> argvDtype = reader.lastValue(argv, engine.dtypeFlag());
-    String engineAt = engine.id() + version.map(v -> " " + v).orElse("");
-    result = result.withEngine(engineAt);
+    String engineAt = engine.id() + version.map(v -> " " + Quoting.printable(v, 64)).orElse("");
+    Result known = result.withEngine(engineAt);
     Optional<DtypeReport> report = engine.dtypeReport(version);
     if (report.isEmpty()) {
-      return result.notReported(argvDtype, engineAt + " reports no KV-cache dtype", true);
+      return completedFuture(
+          known.notReported(argvDtype, engineAt + " reports no KV-cache dtype", true));
     }
     int port = listenPort(engine, reader, argv);
     String source = "GET :" + port + report.get().path();
-    Fetch fetch = fetcher.fetch(pod, port, report.get().path());
+    return fetcher
+        .fetch(pod, port, report.get().path())
+        .thenApply(fetch -> judge(known, engine, version, report.get(), argvDtype, source, fetch));
+  }
+
+  private static Observation judge(
+      Result known,
+      Engine engine,
+      Optional<String> version,
+      DtypeReport report,
+      Optional<String> argvDtype,
+      String source,
+      Fetch fetch) {
     if (fetch.body().isEmpty()) {
-      return result.notReported(argvDtype, source + ": " + fetch.detail(), false);
+      return known.notReported(argvDtype, source + ": " + fetch.detail(), false);
     }
-    Optional<String> observed = report.get().read(fetch.body().get());
+    Optional<String> observed = report.read(fetch.body().get());
     if (observed.isEmpty()) {
-      return result.notReported(argvDtype, source + ": the answer carries no KV-cache dtype", true);
+      return known.notReported(argvDtype, source + ": the answer carries no KV-cache dtype", true);
+    }
+    if (!SPELLING.matcher(observed.get()).matches()) {
+      return known.notReported(
+          argvDtype,
+          source
+              + ": the answer's dtype "
+              + quote(observed.get(), 40)
+              + " is not a dtype spelling (1 to "
+              + Dtype.MAX_LENGTH
+              + " of a-z, 0-9 and _)",
+          true);
     }
     Verdict verdict =
-        sameFormat(engine, version, observed.get(), bindingDtype)
+        sameFormat(engine, version, observed.get(), known.bindingDtype())
             ? Verdict.MATCHES
             : Verdict.DIFFERS;
-    return result.observed(argvDtype, observed.get(), source, verdict);
+    return known.observed(argvDtype, observed.get(), source, verdict);
   }
 
   /** Whether two spellings are one, or store one format on {@code engine} at {@code version}. */

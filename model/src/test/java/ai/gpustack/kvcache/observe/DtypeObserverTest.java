@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.observe;
 
+import static java.util.concurrent.CompletableFuture.completedFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.cluster.Manifests;
@@ -75,12 +76,15 @@ class DtypeObserverTest {
       String engine, String version, String dtype, ReportFetcher fetcher, String... command)
       throws Exception {
     return new DtypeObserver(ENGINES, fetcher)
-        .managed(md(engine, version), pod(command), cluster(dtype, "true"));
+        .managed(md(engine, version), pod(command), cluster(dtype, "true"))
+        .join();
   }
 
   private static ReportFetcher answering(String engine, String reported) {
     return (pod, port, path) ->
-        Fetch.answered(ENGINES.find(engine).orElseThrow().dtypeReports().get(0).sample(reported));
+        completedFuture(
+            Fetch.answered(
+                ENGINES.find(engine).orElseThrow().dtypeReports().get(0).sample(reported)));
   }
 
   @Test
@@ -94,8 +98,9 @@ class DtypeObserverTest {
             "bfloat16",
             (pod, port, path) -> {
               asked[0] = port;
-              return Fetch.answered(
-                  ENGINES.find("vLLM").orElseThrow().dtypeReports().get(0).sample("fp8"));
+              return completedFuture(
+                  Fetch.answered(
+                      ENGINES.find("vLLM").orElseThrow().dtypeReports().get(0).sample("fp8")));
             },
             "vllm",
             "serve",
@@ -131,12 +136,22 @@ class DtypeObserverTest {
   void garbage_errors_and_silence_are_not_reported_and_say_whether_the_engine_answered()
       throws Exception {
     Observation garbage =
-        read("vLLM", "0.29.0", "bfloat16", (p, port, path) -> Fetch.answered("<html>oops"), "vllm");
+        read(
+            "vLLM",
+            "0.29.0",
+            "bfloat16",
+            (p, port, path) -> completedFuture(Fetch.answered("<html>oops")),
+            "vllm");
     assertThat(garbage.verdict()).isEqualTo(Verdict.NOT_REPORTED);
     assertThat(garbage.reached()).isTrue();
     assertThat(garbage.observedDtype()).isEmpty();
     Observation down =
-        read("vLLM", "0.29.0", "bfloat16", (p, port, path) -> Fetch.failed("HTTP 404"), "vllm");
+        read(
+            "vLLM",
+            "0.29.0",
+            "bfloat16",
+            (p, port, path) -> completedFuture(Fetch.failed("HTTP 404")),
+            "vllm");
     assertThat(down.verdict()).isEqualTo(Verdict.NOT_REPORTED);
     assertThat(down.reached()).isFalse();
     assertThat(down.source()).isEqualTo("GET :8000/metrics: HTTP 404");
@@ -158,9 +173,28 @@ class DtypeObserverTest {
   void what_was_read_does_not_depend_on_the_setting_which_callers_apply() throws Exception {
     Observation o =
         new DtypeObserver(ENGINES, answering("vLLM", "fp8"))
-            .managed(md("vLLM", "0.29.0"), pod("vllm"), cluster("bfloat16", "false"));
+            .managed(md("vLLM", "0.29.0"), pod("vllm"), cluster("bfloat16", "false"))
+            .join();
     assertThat(o.verdict()).isEqualTo(Verdict.DIFFERS);
     assertThat(o.unowned().verdict()).isEqualTo(Verdict.NOT_OWNED);
     assertThat(o.unowned().observedDtype()).contains("fp8");
+  }
+
+  @Test
+  void a_report_not_shaped_like_a_dtype_is_not_believed_and_is_shown_short() throws Exception {
+    String huge = "A".repeat(100_000);
+    Observation o =
+        read("vLLM", "0.29.0", "bfloat16", answering("vLLM", huge), "vllm", "serve", "m");
+    assertThat(o.verdict()).isEqualTo(Verdict.NOT_REPORTED);
+    assertThat(o.observedDtype()).isEmpty();
+    assertThat(o.source())
+        .isEqualTo(
+            "GET :8000/metrics: the answer's dtype \""
+                + "A".repeat(40)
+                + "…\" (100000 characters) is not a dtype spelling (1 to 32 of a-z, 0-9 and _)");
+    Observation escape =
+        read("vLLM", "0.29.0", "bfloat16", answering("vLLM", "fp8\u001b[31m"), "vllm");
+    assertThat(escape.verdict()).isEqualTo(Verdict.NOT_REPORTED);
+    assertThat(escape.source()).contains("\"fp8\\x1b[31m\"").doesNotContain("\u001b");
   }
 }

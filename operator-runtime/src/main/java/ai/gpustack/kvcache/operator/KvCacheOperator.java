@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.operator;
 
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.observe.DtypeObserver;
+import ai.gpustack.kvcache.observe.FairFetcher;
 import ai.gpustack.kvcache.observe.PodProxyFetcher;
 import ai.gpustack.kvcache.operator.reconcile.BackendReconciler;
 import ai.gpustack.kvcache.operator.reconcile.BindingReconciler;
@@ -48,15 +49,9 @@ public final class KvCacheOperator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KvCacheOperator.class);
 
-  /** Reading one replica's report: a short timeout, a cap on the answer, four at a time. */
-  static final Duration OBSERVE_TIMEOUT = Duration.ofSeconds(5);
-
-  static final int OBSERVE_MAX_BYTES = 8 << 20;
-  static final int OBSERVERS = 4;
-
   private final Operator operator;
   private final Optional<HealthServer> health;
-  private final Optional<ReplicaObservations> observations;
+  private final Optional<PodProxyFetcher> proxy;
   private final ScheduledExecutorService background;
   private final AtomicBoolean closing;
 
@@ -104,12 +99,12 @@ public final class KvCacheOperator implements AutoCloseable {
   private KvCacheOperator(
       Operator operator,
       Optional<HealthServer> health,
-      Optional<ReplicaObservations> observations,
+      Optional<PodProxyFetcher> proxy,
       ScheduledExecutorService background,
       AtomicBoolean closing) {
     this.operator = operator;
     this.health = health;
-    this.observations = observations;
+    this.proxy = proxy;
     this.background = background;
     this.closing = closing;
   }
@@ -160,17 +155,21 @@ public final class KvCacheOperator implements AutoCloseable {
             });
     started.set(operator);
     Events events = new Events(client);
-    Optional<ReplicaObservations> observations =
+    Optional<PodProxyFetcher> proxy =
         options.observeReplicas()
             ? Optional.of(
+                new PodProxyFetcher(
+                    client.getConfiguration(), PodProxyFetcher.DEADLINE, PodProxyFetcher.MAX_BYTES))
+            : Optional.empty();
+    Optional<ReplicaObservations> observations =
+        proxy.map(
+            fetcher ->
                 new ReplicaObservations(
                         new DtypeObserver(
                             engines,
-                            new PodProxyFetcher(client, OBSERVE_TIMEOUT, OBSERVE_MAX_BYTES)),
-                        OBSERVERS,
+                            new FairFetcher(fetcher, FairFetcher.LIMIT, FairFetcher.PER_NAMESPACE)),
                         options.clock())
-                    .register(registry))
-            : Optional.empty();
+                    .register(registry));
     DeploymentCache deployments = new DeploymentCache();
     operator.register(
         new ModelDeploymentReconciler(
@@ -198,7 +197,7 @@ public final class KvCacheOperator implements AutoCloseable {
                     throw new UncheckedIOException("cannot listen on " + address, e);
                   }
                 });
-    return new KvCacheOperator(operator, health, observations, background, closing);
+    return new KvCacheOperator(operator, health, proxy, background, closing);
   }
 
   /** Settings the API server refused to create are tried again every 5 s until they exist. */
@@ -269,6 +268,6 @@ public final class KvCacheOperator implements AutoCloseable {
     background.shutdownNow();
     health.ifPresent(HealthServer::close);
     operator.stop();
-    observations.ifPresent(ReplicaObservations::close);
+    proxy.ifPresent(PodProxyFetcher::close);
   }
 }

@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.operator.cli;
 
+import ai.gpustack.kvcache.observe.PodProxyFetcher;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -84,6 +85,15 @@ final class Clients {
     Config config = Config.fromKubeconfig(kubeconfig);
     config.setUserAgent(userAgent);
     return build(config);
+  }
+
+  /**
+   * The tools' reader of replicas through the Pod proxy: {@code client}'s identity, answers treated
+   * as the operator treats them (no redirect followed, one deadline, a cap).
+   */
+  static PodProxyFetcher podProxy(KubernetesClient client) {
+    return new PodProxyFetcher(
+        client.getConfiguration(), PodProxyFetcher.DEADLINE, PodProxyFetcher.MAX_BYTES);
   }
 
   private static Config config(Path kubeconfig) {

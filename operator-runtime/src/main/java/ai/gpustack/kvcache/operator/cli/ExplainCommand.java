@@ -4,6 +4,7 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.Quoting;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.SettingDefinition;
 import ai.gpustack.kvcache.api.Settings;
@@ -41,6 +42,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -114,25 +116,10 @@ final class ExplainCommand implements Callable<Integer> {
       }
       engines = EngineRegistry.load();
       cluster = MemoryClusterView.of(objects);
-      DtypeObserver observer =
-          new DtypeObserver(
-              engines, new PodProxyFetcher(client, VerifyCommand.TIMEOUT, VerifyCommand.MAX_BYTES));
-      boolean found =
-          switch (kind) {
-            case "md" ->
-                cluster.modelDeployments(ns).stream()
-                    .filter(m -> m.getMetadata().getName().equals(name))
-                    .findFirst()
-                    .map(md -> deployment(md, observer))
-                    .isPresent();
-            case "pod" ->
-                pods.stream()
-                    .filter(p -> p.getMetadata().getName().equals(name))
-                    .findFirst()
-                    .map(p -> pod(p, observer))
-                    .isPresent();
-            default -> cluster.binding(ns, name).map(this::binding).isPresent();
-          };
+      boolean found;
+      try (PodProxyFetcher proxy = Clients.podProxy(client)) {
+        found = explain(kind, ns, name, new DtypeObserver(engines, proxy));
+      }
       if (!found) {
         err.println(
             "kvcache explain: "
@@ -147,6 +134,24 @@ final class ExplainCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  private boolean explain(String kind, String ns, String name, DtypeObserver observer) {
+    return switch (kind) {
+      case "md" ->
+          cluster.modelDeployments(ns).stream()
+              .filter(m -> m.getMetadata().getName().equals(name))
+              .findFirst()
+              .map(md -> deployment(md, observer))
+              .isPresent();
+      case "pod" ->
+          pods.stream()
+              .filter(p -> p.getMetadata().getName().equals(name))
+              .findFirst()
+              .map(p -> pod(p, observer))
+              .isPresent();
+      default -> cluster.binding(ns, name).map(this::binding).isPresent();
+    };
   }
 
   private static String kind(String word) {
@@ -236,7 +241,8 @@ final class ExplainCommand implements Callable<Integer> {
               p ->
                   out.println(
                       "  renders: "
-                          + String.join(" ", p.getSpec().getContainers().get(0).getCommand())));
+                          + shown(
+                              String.join(" ", p.getSpec().getContainers().get(0).getCommand()))));
       rendering
           .filter(Rendering::isHeld)
           .ifPresent(
@@ -245,12 +251,18 @@ final class ExplainCommand implements Callable<Integer> {
                       "  held: replicas keep their last good render ("
                           + r.held().orElseThrow().reason()
                           + ")"));
-      pods.stream()
-          .filter(p -> md.getMetadata().getName().equals(label(p, Keys.INSTANCE)))
-          .filter(p -> role.name().equals(label(p, Keys.COMPONENT)))
-          .filter(p -> label(p, Keys.MANAGED_BY) != null)
-          .sorted(java.util.Comparator.comparing(Pods::ordinal))
-          .forEach(p -> replica(p, observer.managed(md, p, cluster)));
+      List<Pod> replicas =
+          pods.stream()
+              .filter(p -> md.getMetadata().getName().equals(label(p, Keys.INSTANCE)))
+              .filter(p -> role.name().equals(label(p, Keys.COMPONENT)))
+              .filter(p -> label(p, Keys.MANAGED_BY) != null)
+              .sorted(java.util.Comparator.comparing(Pods::ordinal))
+              .toList();
+      List<CompletableFuture<Observation>> reads =
+          replicas.stream().map(p -> observer.managed(md, p, cluster)).toList();
+      for (int r = 0; r < replicas.size(); r++) {
+        replica(replicas.get(r), reads.get(r).join());
+      }
     }
     status(
         md.getStatus() == null ? Optional.empty() : md.getStatus().phase(),
@@ -285,7 +297,7 @@ final class ExplainCommand implements Callable<Integer> {
                 engines
                     .find(m.getSpec().engine().name())
                     .ifPresent(e -> containerFlags(pod, "main", e, m.getSpec().engine().version()));
-                replica(pod, observer.managed(m, pod, cluster));
+                replica(pod, observer.managed(m, pod, cluster).join());
               });
       return true;
     }
@@ -337,7 +349,7 @@ final class ExplainCommand implements Callable<Integer> {
               + " the webhook not installed)");
       return true;
     }
-    out.println("Injected: metadata.annotations[" + Keys.INJECTED + "] = " + record.get());
+    out.println("Injected: metadata.annotations[" + Keys.INJECTED + "] = " + shown(record.get()));
     engine.ifPresent(
         e ->
             containerFlags(
@@ -347,7 +359,7 @@ final class ExplainCommand implements Callable<Integer> {
                 e,
                 version));
     if (Pods.ready(pod)) {
-      replica(pod, observer.injected(pod, cluster));
+      replica(pod, observer.injected(pod, cluster).join());
     }
     return true;
   }
@@ -364,7 +376,12 @@ final class ExplainCommand implements Callable<Integer> {
       int commandSize = argv.size();
       argv.addAll(c.getArgs() == null ? List.of() : c.getArgs());
       out.println(
-          "  spec.containers[" + i + "] " + quote(c.getName()) + ": " + String.join(" ", argv));
+          "  spec.containers["
+              + i
+              + "] "
+              + quote(c.getName())
+              + ": "
+              + shown(String.join(" ", argv)));
       FlagReader reader = engine.flagReader(version);
       for (OwnedFlags.Hit hit : OwnedFlags.find(engine, reader, argv, true)) {
         out.println(
@@ -376,7 +393,7 @@ final class ExplainCommand implements Callable<Integer> {
                     hit.occurrence().index())
                 + ": "
                 + hit.occurrence().describe(engine.id())
-                + hit.occurrence().value().map(v -> " = " + quote(v)).orElse(""));
+                + hit.occurrence().value().map(v -> " = " + quote(v, 64)).orElse(""));
       }
     }
   }
@@ -706,7 +723,7 @@ final class ExplainCommand implements Callable<Integer> {
               + hit.occurrence().index()
               + "]: "
               + hit.occurrence().describe(engine.id())
-              + hit.occurrence().value().map(v -> " = " + quote(v)).orElse("")
+              + hit.occurrence().value().map(v -> " = " + quote(v, 64)).orElse("")
               + (hit.dtype() && !owned
                   ? " (its own: not owned here)"
                   : hit.dtype()
@@ -734,9 +751,9 @@ final class ExplainCommand implements Callable<Integer> {
             + ": "
             + (Pods.ready(pod) ? "Ready" : "not Ready")
             + "; its argv hands the engine "
-            + o.argvDtype().map(d -> quote(d)).orElse("no --kv-cache-dtype")
+            + o.argvDtype().map(d -> quote(d, 64)).orElse("no --kv-cache-dtype")
             + "; the engine reports "
-            + o.observedDtype().map(d -> quote(d)).orElse("nothing readable")
+            + o.observedDtype().map(d -> quote(d, 64)).orElse("nothing readable")
             + " ("
             + o.source()
             + "): "
@@ -755,11 +772,19 @@ final class ExplainCommand implements Callable<Integer> {
               + " "
               + c.reason().orElse("")
               + ": "
-              + c.message().orElse(""));
+              + shown(c.message().orElse("")));
     }
   }
 
   private static String label(Pod pod, String key) {
     return pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(key);
+  }
+
+  /**
+   * Text from a tenant's objects as a terminal may show it: control characters escaped, so an argv
+   * cannot send the reader's terminal an escape sequence; cut at 4,096 characters.
+   */
+  private static String shown(String text) {
+    return Quoting.printable(text, 4096);
   }
 }

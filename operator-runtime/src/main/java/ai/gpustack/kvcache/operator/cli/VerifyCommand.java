@@ -1,8 +1,10 @@
 package ai.gpustack.kvcache.operator.cli;
 
+import ai.gpustack.kvcache.api.Quoting;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.observe.DtypeObserver;
+import ai.gpustack.kvcache.observe.FairFetcher;
 import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.observe.PodProxyFetcher;
 import ai.gpustack.kvcache.observe.Verdict;
@@ -23,16 +25,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -49,9 +47,6 @@ import picocli.CommandLine.Option;
       "Exit codes: 0 no replica differs; 1 a replica differs; 2 the cluster could not be read."
     })
 final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
-  static final Duration TIMEOUT = Duration.ofSeconds(5);
-  static final int MAX_BYTES = 8 << 20;
-
   @Option(
       names = "--kubeconfig",
       description = "Kubeconfig file; $KUBECONFIG, ~/.kube/config or in-cluster when absent.")
@@ -125,9 +120,23 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
     objects.addAll(
         client.resources(Setting.class).inNamespace(Settings.NAMESPACE).list().getItems());
     MemoryClusterView cluster = MemoryClusterView.of(objects);
-    DtypeObserver observer =
-        new DtypeObserver(EngineRegistry.load(), new PodProxyFetcher(client, TIMEOUT, MAX_BYTES));
-    List<Supplier<Observation>> reads = new ArrayList<>();
+    try (PodProxyFetcher proxy = Clients.podProxy(client)) {
+      return observe(
+          new DtypeObserver(
+              EngineRegistry.load(),
+              new FairFetcher(proxy, FairFetcher.LIMIT, FairFetcher.PER_NAMESPACE)),
+          deployments,
+          pods,
+          cluster);
+    }
+  }
+
+  private static List<Observation> observe(
+      DtypeObserver observer,
+      List<ModelDeployment> deployments,
+      List<Pod> pods,
+      MemoryClusterView cluster) {
+    List<CompletableFuture<Observation>> reads = new ArrayList<>();
     for (ModelDeployment md : deployments) {
       if (md.getSpec() == null || md.getSpec().kvCache().isEmpty()) {
         continue;
@@ -137,29 +146,22 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
           .filter(p -> md.getMetadata().getNamespace().equals(p.getMetadata().getNamespace()))
           .filter(p -> md.getMetadata().getName().equals(label(p, Keys.INSTANCE)))
           .filter(p -> label(p, Keys.MANAGED_BY) != null)
-          .forEach(p -> reads.add(() -> observer.managed(md, p, cluster)));
+          .forEach(p -> reads.add(observer.managed(md, p, cluster)));
     }
     pods.stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .filter(Pods::injectionRequested)
         .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
-        .forEach(p -> reads.add(() -> observer.injected(p, cluster)));
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    try {
-      List<CompletableFuture<Observation>> futures =
-          reads.stream().map(r -> CompletableFuture.supplyAsync(r, pool)).toList();
-      boolean owned = cluster.settings().kvCacheDtypeOwned();
-      return futures.stream()
-          .map(CompletableFuture::join)
-          .map(o -> owned ? o : o.unowned())
-          .sorted(
-              Comparator.comparing(Observation::namespace)
-                  .thenComparing(Observation::owner)
-                  .thenComparing(Observation::pod))
-          .toList();
-    } finally {
-      pool.shutdownNow();
-    }
+        .forEach(p -> reads.add(observer.injected(p, cluster)));
+    boolean owned = cluster.settings().kvCacheDtypeOwned();
+    return reads.stream()
+        .map(CompletableFuture::join)
+        .map(o -> owned ? o : o.unowned())
+        .sorted(
+            Comparator.comparing(Observation::namespace)
+                .thenComparing(Observation::owner)
+                .thenComparing(Observation::pod))
+        .toList();
   }
 
   private static String label(Pod pod, String key) {
@@ -194,6 +196,11 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
     }
   }
 
+  /** A value from a tenant's objects, as a terminal may show it: escaped and short. */
+  private static String shown(String value) {
+    return Quoting.printable(value, 64);
+  }
+
   static void table(List<Observation> replicas, boolean colour, PrintWriter out) {
     if (replicas.isEmpty()) {
       out.println("No pool-attached replicas.");
@@ -219,21 +226,21 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
         }
         owner = group;
         out.println(
-            o.owner()
+            shown(o.owner())
                 + " in "
                 + o.namespace()
                 + " (Binding "
-                + o.binding()
+                + shown(o.binding())
                 + ", dtype "
-                + (o.bindingDtype().isEmpty() ? "?" : o.bindingDtype())
+                + (o.bindingDtype().isEmpty() ? "?" : shown(o.bindingDtype()))
                 + ")");
         rows.add(List.of("POD", "ENGINE", "ARGV", "REPORTED", "VERDICT", "SOURCE"));
       }
       rows.add(
           List.of(
               o.pod(),
-              o.engine(),
-              o.argvDtype().orElse("-"),
+              shown(o.engine()),
+              shown(o.argvDtype().orElse("-")),
               o.observedDtype().orElse("-"),
               o.verdict().word(),
               o.source()));

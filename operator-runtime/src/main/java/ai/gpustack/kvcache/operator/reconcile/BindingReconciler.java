@@ -182,11 +182,11 @@ public final class BindingReconciler
                         pod,
                         "DtypeDiffers",
                         "its engine reports "
-                            + quote(x.observedDtype().orElse(""))
+                            + quote(x.observedDtype().orElse(""), 64)
                             + " where KVCachePoolBinding "
                             + quote(binding.getMetadata().getName())
                             + " declares "
-                            + quote(x.bindingDtype())
+                            + quote(x.bindingDtype(), 64)
                             + " (read "
                             + x.source()
                             + ")"));

@@ -9,6 +9,7 @@ import ai.gpustack.kvcache.observe.Verdict;
 import ai.gpustack.kvcache.operator.render.Conditions;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -53,10 +54,7 @@ final class DtypeObservedCondition {
           TYPE,
           false,
           "Differs",
-          Message.DTYPE_OBSERVED_DIFFERS.detail(
-              differs.stream()
-                  .map(DtypeObservedCondition::differs)
-                  .collect(Collectors.joining("; "))));
+          Message.DTYPE_OBSERVED_DIFFERS.detail(some(differs, DtypeObservedCondition::differs)));
     }
     if (ready == 0) {
       return Conditions.unknown(TYPE, "NotReported", "no replica is Ready yet");
@@ -70,7 +68,7 @@ final class DtypeObservedCondition {
           "every Ready replica ("
               + ready
               + ") reports "
-              + quote(known.get(0).observedDtype().orElse("")));
+              + quote(known.get(0).observedDtype().orElse(""), SHOWN));
     }
     List<Observation> unreachable = known.stream().filter(o -> !o.reached()).toList();
     if (!unreachable.isEmpty()) {
@@ -78,9 +76,7 @@ final class DtypeObservedCondition {
           TYPE,
           "Unreachable",
           Message.DTYPE_OBSERVED_UNREACHABLE.detail(
-              unreachable.stream()
-                  .map(o -> "replica " + o.pod() + ": " + o.source())
-                  .collect(Collectors.joining("; "))));
+              some(unreachable, o -> "replica " + o.pod() + ": " + o.source())));
     }
     List<Observation> silent =
         known.stream().filter(o -> o.verdict() == Verdict.NOT_REPORTED).toList();
@@ -90,16 +86,29 @@ final class DtypeObservedCondition {
     return Conditions.unknown(TYPE, "NotReported", "reading the Ready replicas' engines");
   }
 
+  /** The first {@value #LISTED} replicas, then how many more: a message stays short at scale. */
+  private static String some(List<Observation> replicas, Function<Observation, String> each) {
+    String listed = replicas.stream().limit(LISTED).map(each).collect(Collectors.joining("; "));
+    return replicas.size() > LISTED
+        ? listed + "; and " + (replicas.size() - LISTED) + " more"
+        : listed;
+  }
+
+  private static final int LISTED = 5;
+
+  /** Values from a tenant's objects are cut at this many characters. */
+  private static final int SHOWN = 64;
+
   private static String differs(Observation o) {
     return "replica "
         + o.pod()
         + " reports "
-        + quote(o.observedDtype().orElse(""))
+        + quote(o.observedDtype().orElse(""), SHOWN)
         + " where KVCachePoolBinding "
-        + quote(o.binding())
+        + quote(o.binding(), SHOWN)
         + " declares "
-        + quote(o.bindingDtype())
-        + o.argvDtype().map(a -> " (its argv passes " + quote(a) + ")").orElse("")
+        + quote(o.bindingDtype(), SHOWN)
+        + o.argvDtype().map(a -> " (its argv passes " + quote(a, SHOWN) + ")").orElse("")
         + ", read "
         + o.source();
   }

@@ -42,6 +42,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -450,7 +451,7 @@ public final class ModelDeploymentReconciler
         .toList();
   }
 
-  private Observation observer(Pod pod, ModelDeployment md, CacheView view) {
+  private CompletableFuture<Observation> observer(Pod pod, ModelDeployment md, CacheView view) {
     return observations.orElseThrow().observer().managed(md, pod, view);
   }
 

@@ -15,22 +15,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What each Ready replica's engine reports, read once per Pod UID off the reconcile threads: {@code
- * concurrency} reads at a time, each bounded by the fetcher's timeout; an unreachable engine is
- * read again with backoff (2 s doubling to 5 min) for as long as its Pod lives. A reconcile asks
- * for what is known and reschedules itself while reads are pending, so no reconcile waits on an
- * engine.
+ * What each Ready replica's engine reports, read once per Pod UID without holding a reconcile
+ * thread (the reads are asynchronous; how many run at once, and how fairly between namespaces, is
+ * the observer's fetcher's business); an unreachable engine is read again with backoff (2 s
+ * doubling to 5 min) for as long as its Pod lives. A reconcile asks for what is known and
+ * reschedules itself while reads are pending, so no reconcile waits on an engine.
  */
-public final class ReplicaObservations implements AutoCloseable {
+public final class ReplicaObservations {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaObservations.class);
   private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
   private static final Duration LAST_RETRY = Duration.ofMinutes(5);
@@ -64,7 +62,6 @@ public final class ReplicaObservations implements AutoCloseable {
   static final Duration SOON = Duration.ofSeconds(2);
 
   private final DtypeObserver observer;
-  private final ExecutorService readers;
   private final Clock clock;
   private final Map<String, Entry> byUid = new ConcurrentHashMap<>();
 
@@ -76,17 +73,9 @@ public final class ReplicaObservations implements AutoCloseable {
     return observer;
   }
 
-  public ReplicaObservations(DtypeObserver observer, int concurrency, Clock clock) {
+  public ReplicaObservations(DtypeObserver observer, Clock clock) {
     this.observer = observer;
     this.clock = clock;
-    this.readers =
-        Executors.newFixedThreadPool(
-            concurrency,
-            r -> {
-              Thread t = new Thread(r, "kvcache-observer");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
   /** Publishes the replicas read, by verdict, as {@code kvcache_replicas_observed{verdict}}. */
@@ -114,7 +103,10 @@ public final class ReplicaObservations implements AutoCloseable {
    * gone.
    */
   public Known observe(
-      String owner, Collection<Pod> pods, boolean owned, Function<Pod, Observation> read) {
+      String owner,
+      Collection<Pod> pods,
+      boolean owned,
+      Function<Pod, CompletableFuture<Observation>> read) {
     this.owned = owned;
     Set<String> live = new java.util.HashSet<>();
     pods.forEach(p -> live.add(p.getMetadata().getUid()));
@@ -166,35 +158,33 @@ public final class ReplicaObservations implements AutoCloseable {
     }
   }
 
-  private void submit(Entry entry, Pod pod, Function<Pod, Observation> read) {
+  private void submit(Entry entry, Pod pod, Function<Pod, CompletableFuture<Observation>> read) {
     entry.inFlight = true;
+    CompletableFuture<Observation> reading;
     try {
-      readers.execute(
-          () -> {
-            try {
-              Observation o = read.apply(pod);
-              synchronized (entry) {
-                entry.result = o;
-                if (o.reached()) {
-                  entry.failures = 0;
-                } else {
-                  entry.failures++;
-                  entry.next = clock.instant().plus(backoff(entry.failures));
-                }
-              }
-            } catch (RuntimeException e) {
-              LOG.warn("reading the dtype of {} failed", pod.getMetadata().getName(), e);
-              synchronized (entry) {
+      reading = read.apply(pod);
+    } catch (RuntimeException e) {
+      reading = CompletableFuture.failedFuture(e);
+    }
+    reading.whenComplete(
+        (o, error) -> {
+          synchronized (entry) {
+            if (error != null) {
+              LOG.warn("reading the dtype of {} failed", pod.getMetadata().getName(), error);
+              entry.failures++;
+              entry.next = clock.instant().plus(backoff(entry.failures));
+            } else {
+              entry.result = o;
+              if (o.reached()) {
+                entry.failures = 0;
+              } else {
                 entry.failures++;
                 entry.next = clock.instant().plus(backoff(entry.failures));
               }
-            } finally {
-              entry.inFlight = false;
             }
-          });
-    } catch (RejectedExecutionException e) {
-      entry.inFlight = false;
-    }
+          }
+          entry.inFlight = false;
+        });
   }
 
   private static Optional<Duration> earliest(Optional<Duration> a, Optional<Duration> b) {
@@ -207,10 +197,5 @@ public final class ReplicaObservations implements AutoCloseable {
   static Duration backoff(int failures) {
     Duration d = FIRST_RETRY.multipliedBy(1L << Math.min(failures - 1, 20));
     return d.compareTo(LAST_RETRY) > 0 ? LAST_RETRY : d;
-  }
-
-  @Override
-  public void close() {
-    readers.shutdownNow();
   }
 }

@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.operator.reconcile;
 
+import static java.util.concurrent.CompletableFuture.completedFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.observe.Observation;
@@ -13,14 +14,14 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
-/** Reads happen off the caller's thread, once per Pod, again only while unreachable. */
+/** Reads never hold the caller, happen once per Pod, and again only while unreachable. */
 class ReplicaObservationsTest {
   private static Pod pod(String uid) {
     return new PodBuilder()
@@ -57,40 +58,38 @@ class ReplicaObservationsTest {
 
   @Test
   void a_stalled_engine_never_holds_the_caller_and_each_pod_is_read_once() throws Exception {
-    CountDownLatch release = new CountDownLatch(1);
+    CompletableFuture<Observation> stalled = new CompletableFuture<>();
     AtomicInteger reads = new AtomicInteger();
-    try (ReplicaObservations o = new ReplicaObservations(null, 2, Clock.systemUTC())) {
-      Pod a = pod("a");
-      ReplicaObservations.Known first =
-          o.observe(
-              "md",
-              List.of(a),
-              true,
-              p -> {
-                reads.incrementAndGet();
-                try {
-                  release.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-                return observation(p, Verdict.DIFFERS, true);
-              });
-      assertThat(first.pending()).isTrue();
-      assertThat(first.observations()).isEmpty();
-      release.countDown();
-      await(() -> !o.observe("md", List.of(a), true, p -> null).pending());
-      ReplicaObservations.Known known =
-          o.observe("md", List.of(a), true, p -> observation(p, Verdict.MATCHES, true));
-      assertThat(known.observations())
-          .extracting(Observation::verdict)
-          .containsExactly(Verdict.DIFFERS);
-      assertThat(reads).hasValue(1);
-      assertThat(o.firstDiffers(a)).isTrue();
-      assertThat(o.firstDiffers(a)).isFalse();
-      // Gone from the deployment: forgotten.
-      o.observe("md", List.of(), true, p -> null);
-      assertThat(o.firstDiffers(a)).isFalse();
-    }
+    ReplicaObservations o = new ReplicaObservations(null, Clock.systemUTC());
+    Pod a = pod("a");
+    ReplicaObservations.Known first =
+        o.observe(
+            "md",
+            List.of(a),
+            true,
+            p -> {
+              reads.incrementAndGet();
+              return stalled;
+            });
+    assertThat(first.pending()).isTrue();
+    assertThat(first.observations()).isEmpty();
+    assertThat(o.observe("md", List.of(a), true, p -> null).pending())
+        .as("still under way: not read twice")
+        .isTrue();
+    stalled.complete(observation(a, Verdict.DIFFERS, true));
+    await(() -> !o.observe("md", List.of(a), true, p -> null).pending());
+    ReplicaObservations.Known known =
+        o.observe(
+            "md", List.of(a), true, p -> completedFuture(observation(p, Verdict.MATCHES, true)));
+    assertThat(known.observations())
+        .extracting(Observation::verdict)
+        .containsExactly(Verdict.DIFFERS);
+    assertThat(reads).hasValue(1);
+    assertThat(o.firstDiffers(a)).isTrue();
+    assertThat(o.firstDiffers(a)).isFalse();
+    // Gone from the deployment: forgotten.
+    o.observe("md", List.of(), true, p -> null);
+    assertThat(o.firstDiffers(a)).isFalse();
   }
 
   @Test
@@ -114,30 +113,29 @@ class ReplicaObservationsTest {
           }
         };
     AtomicInteger reads = new AtomicInteger();
-    try (ReplicaObservations o = new ReplicaObservations(null, 1, clock)) {
-      Pod a = pod("a");
-      Function<Pod, Observation> down =
-          p -> {
-            reads.incrementAndGet();
-            return observation(p, Verdict.NOT_REPORTED, false);
-          };
-      o.observe("md", List.of(a), true, down);
-      await(
-          () ->
-              reads.get() == 1
-                  && !o.observe("md", List.of(a), true, p -> null).observations().isEmpty());
-      ReplicaObservations.Known waiting = o.observe("md", List.of(a), true, down);
-      assertThat(waiting.recheck())
-          .as("looked at again when the retry is due, not every few seconds")
-          .contains(ReplicaObservations.backoff(1));
-      assertThat(waiting.pending()).isFalse();
-      Thread.sleep(50);
-      assertThat(reads).as("not before the backoff").hasValue(1);
-      now[0] = now[0].plus(Duration.ofSeconds(3));
-      o.observe("md", List.of(a), true, down);
-      await(() -> reads.get() == 2);
-      assertThat(ReplicaObservations.backoff(1)).isEqualTo(Duration.ofSeconds(2));
-      assertThat(ReplicaObservations.backoff(30)).isEqualTo(Duration.ofMinutes(5));
-    }
+    ReplicaObservations o = new ReplicaObservations(null, clock);
+    Pod a = pod("a");
+    Function<Pod, CompletableFuture<Observation>> down =
+        p -> {
+          reads.incrementAndGet();
+          return completedFuture(observation(p, Verdict.NOT_REPORTED, false));
+        };
+    o.observe("md", List.of(a), true, down);
+    await(
+        () ->
+            reads.get() == 1
+                && !o.observe("md", List.of(a), true, p -> null).observations().isEmpty());
+    ReplicaObservations.Known waiting = o.observe("md", List.of(a), true, down);
+    assertThat(waiting.recheck())
+        .as("looked at again when the retry is due, not every few seconds")
+        .contains(ReplicaObservations.backoff(1));
+    assertThat(waiting.pending()).isFalse();
+    Thread.sleep(50);
+    assertThat(reads).as("not before the backoff").hasValue(1);
+    now[0] = now[0].plus(Duration.ofSeconds(3));
+    o.observe("md", List.of(a), true, down);
+    await(() -> reads.get() == 2);
+    assertThat(ReplicaObservations.backoff(1)).isEqualTo(Duration.ofSeconds(2));
+    assertThat(ReplicaObservations.backoff(30)).isEqualTo(Duration.ofMinutes(5));
   }
 }
