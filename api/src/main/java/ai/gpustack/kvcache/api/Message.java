@@ -238,8 +238,10 @@ public enum Message {
       "%s; read again with backoff",
       "The operator could not read a Ready replica's engine endpoint through the API server's"
           + " Pod proxy (DtypeObserved=Unknown, reason Unreachable): the engine is not listening"
-          + " on its port yet, the port is another than the argv says, the answer timed out (5 s)"
-          + " or was larger than 8 MiB, or RBAC lacks pods/proxy get.",
+          + " on its port yet, the port is another than the argv says, the whole answer did not"
+          + " arrive within 5 s or was larger than 256 KiB, it answered with a redirect (never"
+          + " followed: it would carry the operator's credentials elsewhere), or RBAC lacks"
+          + " pods/proxy get.",
       "Check the replica serves its metrics or server-info path (kubectl get --raw"
           + " /api/v1/namespaces/NS/pods/NAME:PORT/proxy/PATH) and that the operator's role"
           + " grants pods/proxy get. Nothing is held meanwhile."),

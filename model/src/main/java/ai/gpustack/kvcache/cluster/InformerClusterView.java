@@ -10,6 +10,7 @@ import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.time.Clock;
@@ -17,8 +18,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
-/** A {@link ClusterView} over informers: reads never leave the process. */
+/**
+ * A {@link ClusterView} over informers: reads stay in the process, but for an object the cache does
+ * not hold, which is read once from the API server before it is called missing. A watch delivers a
+ * new object some milliseconds after its create answers, so a pool and a Binding naming it, applied
+ * in one {@code kubectl apply}, would otherwise see the Binding refused for a pool that exists
+ * (found on the real API server; the sandbox's view is synchronous).
+ */
 public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<KVCachePoolBinding> bindings;
   private final SharedIndexInformer<KVCachePool> pools;
@@ -26,11 +34,13 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<ModelDeployment> deployments;
   private final SharedIndexInformer<Setting> settings;
   private final SharedIndexInformer<Pod> injectedPods;
+  private final KubernetesClient client;
   private final Duration staleAfter;
   private final Clock clock;
   private volatile Instant unwatchedSince;
 
   private InformerClusterView(KubernetesClient client, Duration staleAfter, Clock clock) {
+    this.client = client;
     this.staleAfter = staleAfter;
     this.clock = clock;
     this.bindings = client.resources(KVCachePoolBinding.class).inAnyNamespace().inform();
@@ -110,8 +120,10 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   @Override
   public Optional<KVCachePoolBinding> binding(String namespace, String name) {
-    return Optional.ofNullable(
-        bindings.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)));
+    return cachedOrRead(
+        bindings.getStore().getByKey(Cache.namespaceKeyFunc(namespace, name)),
+        () ->
+            client.resources(KVCachePoolBinding.class).inNamespace(namespace).withName(name).get());
   }
 
   @Override
@@ -121,12 +133,31 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   @Override
   public Optional<KVCachePool> pool(String name) {
-    return Optional.ofNullable(pools.getStore().getByKey(name));
+    return cachedOrRead(
+        pools.getStore().getByKey(name),
+        () -> client.resources(KVCachePool.class).withName(name).get());
   }
 
   @Override
   public Optional<KVCacheBackend> backend(String name) {
-    return Optional.ofNullable(backends.getStore().getByKey(name));
+    return cachedOrRead(
+        backends.getStore().getByKey(name),
+        () -> client.resources(KVCacheBackend.class).withName(name).get());
+  }
+
+  /**
+   * {@code cached}, or else what the API server holds now: a name not found, an empty name and a
+   * read that fails all read as missing, as the cache would say.
+   */
+  private static <T> Optional<T> cachedOrRead(T cached, Supplier<T> read) {
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    try {
+      return Optional.ofNullable(read.get());
+    } catch (KubernetesClientException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
   }
 
   @Override

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,7 @@ public final class CertificateKeeper implements AutoCloseable {
           WebhookConfigurations.SERVICE);
 
   private final KubernetesClient client;
+  private final List<String> names;
   private final Path dir;
   private final Clock clock;
   private final ScheduledExecutorService scheduler =
@@ -58,15 +60,22 @@ public final class CertificateKeeper implements AutoCloseable {
             return t;
           });
 
-  private CertificateKeeper(KubernetesClient client, Path dir, Clock clock) {
+  private CertificateKeeper(KubernetesClient client, List<String> names, Path dir, Clock clock) {
     this.client = client;
+    this.names = names;
     this.dir = dir;
     this.clock = clock;
   }
 
-  /** Makes sure a certificate exists and is served from {@code dir}, then keeps it so. */
-  public static CertificateKeeper start(KubernetesClient client, Path dir, Clock clock) {
-    CertificateKeeper keeper = new CertificateKeeper(client, dir, clock);
+  /**
+   * Makes sure a certificate naming the Service ({@link #DNS_NAMES}) and {@code alsoNames} exists
+   * and is served from {@code dir}, then keeps it so.
+   */
+  public static CertificateKeeper start(
+      KubernetesClient client, List<String> alsoNames, Path dir, Clock clock) {
+    List<String> names = new ArrayList<>(DNS_NAMES);
+    alsoNames.stream().filter(n -> !names.contains(n)).forEach(names::add);
+    CertificateKeeper keeper = new CertificateKeeper(client, List.copyOf(names), dir, clock);
     keeper.pass();
     keeper.scheduler.scheduleWithFixedDelay(
         keeper::passQuietly, PERIOD.toSeconds(), PERIOD.toSeconds(), TimeUnit.SECONDS);
@@ -104,19 +113,19 @@ public final class CertificateKeeper implements AutoCloseable {
       Secret secret = client.secrets().inNamespace(Settings.NAMESPACE).withName(SECRET).get();
       try {
         if (secret == null) {
-          WebhookCertificate issued = WebhookCertificate.issue(DNS_NAMES, clock.instant());
+          WebhookCertificate issued = WebhookCertificate.issue(names, clock.instant());
           client.resource(secret(issued, null)).create();
           LOG.info("issued the webhook certificate into Secret {}/{}", Settings.NAMESPACE, SECRET);
           return issued;
         }
         WebhookCertificate stored = read(secret);
-        if (!stored.needsRenewal(clock.instant())) {
+        if (!stored.needsRenewal(clock.instant()) && stored.covers(names)) {
           return stored;
         }
         WebhookCertificate renewed =
             stored.caKey().isEmpty() || stored.caCert().isEmpty()
-                ? WebhookCertificate.issue(DNS_NAMES, clock.instant())
-                : stored.renew(DNS_NAMES, clock.instant());
+                ? WebhookCertificate.issue(names, clock.instant())
+                : stored.renew(names, clock.instant());
         client.resource(secret(renewed, secret.getMetadata().getResourceVersion())).update();
         LOG.info("renewed the webhook certificate in Secret {}/{}", Settings.NAMESPACE, SECRET);
         return renewed;

@@ -5,6 +5,7 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.net.InetAddress;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -14,8 +15,11 @@ import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Date;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
@@ -34,6 +38,7 @@ import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.util.IPAddress;
 
 /**
  * A CA and the webhook's serving certificate signed by it, as the PEM a Secret holds. EC P-256
@@ -44,8 +49,11 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
   static final Duration SERVING_LIFETIME = Duration.ofDays(365);
   static final Duration RENEW_BEFORE = Duration.ofDays(30);
 
-  /** A new CA and a serving certificate for {@code dnsNames}. */
-  public static WebhookCertificate issue(List<String> dnsNames, Instant now) {
+  /**
+   * A new CA and a serving certificate for {@code names}: DNS names, and IP addresses written as
+   * literals ({@code 127.0.0.1}), which become IP address entries.
+   */
+  public static WebhookCertificate issue(List<String> names, Instant now) {
     KeyPair ca = keys();
     X500Name caName = new X500Name("CN=kvcache-webhook-ca");
     JcaX509v3CertificateBuilder builder = builder(caName, caName, ca, now, CA_LIFETIME);
@@ -53,13 +61,40 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
     extension(
         builder, Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
     X509Certificate caCert = sign(builder, ca.getPrivate());
-    return serving(pem(caCert), pem(ca.getPrivate()), caCert, ca.getPrivate(), dnsNames, now);
+    return serving(pem(caCert), pem(ca.getPrivate()), caCert, ca.getPrivate(), names, now);
   }
 
-  /** The same CA, with a new serving certificate for {@code dnsNames}. */
-  public WebhookCertificate renew(List<String> dnsNames, Instant now) {
+  /** The same CA, with a new serving certificate for {@code names}. */
+  public WebhookCertificate renew(List<String> names, Instant now) {
     X509Certificate ca = certificate(caCert);
-    return serving(caCert, caKey, ca, privateKey(caKey), dnsNames, now);
+    return serving(caCert, caKey, ca, privateKey(caKey), names, now);
+  }
+
+  /** Whether the serving certificate names every one of {@code names} (or is unreadable: no). */
+  public boolean covers(List<String> names) {
+    try {
+      Collection<List<?>> entries = certificate(tlsCert).getSubjectAlternativeNames();
+      Set<String> named = new HashSet<>();
+      for (List<?> entry : entries == null ? List.<List<?>>of() : entries) {
+        named.add(String.valueOf(entry.get(1)));
+      }
+      return names.stream().allMatch(n -> named.contains(n) || named.contains(ipText(n)));
+    } catch (GeneralSecurityException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** An IP literal as the JDK spells it back from a certificate; other names unchanged. */
+  private static String ipText(String name) {
+    return IPAddress.isValid(name) ? ipBytesText(name) : name;
+  }
+
+  private static String ipBytesText(String literal) {
+    try {
+      return InetAddress.getByName(literal).getHostAddress();
+    } catch (IOException e) {
+      return literal;
+    }
   }
 
   /** Whether the serving certificate ends within the renewal window (or is unreadable). */
@@ -77,13 +112,13 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
       String caKeyPem,
       X509Certificate ca,
       PrivateKey caKey,
-      List<String> dnsNames,
+      List<String> names,
       Instant now) {
     KeyPair serving = keys();
     JcaX509v3CertificateBuilder builder =
         builder(
             X500Name.getInstance(ca.getSubjectX500Principal().getEncoded()),
-            new X500Name("CN=" + dnsNames.get(0)),
+            new X500Name("CN=" + names.get(0)),
             serving,
             now,
             SERVING_LIFETIME);
@@ -103,8 +138,12 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
         Extension.subjectAlternativeName,
         false,
         new GeneralNames(
-            dnsNames.stream()
-                .map(n -> new GeneralName(GeneralName.dNSName, n))
+            names.stream()
+                .map(
+                    n ->
+                        IPAddress.isValid(n)
+                            ? new GeneralName(GeneralName.iPAddress, n)
+                            : new GeneralName(GeneralName.dNSName, n))
                 .toArray(GeneralName[]::new)));
     X509Certificate cert = sign(builder, caKey);
     return new WebhookCertificate(caPem, caKeyPem, pem(cert), pem(serving.getPrivate()));

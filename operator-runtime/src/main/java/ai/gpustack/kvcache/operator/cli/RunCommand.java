@@ -13,10 +13,12 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -140,7 +142,10 @@ final class RunCommand implements Callable<Integer> {
             noWebhook || !selfSigned
                 ? null
                 : CertificateKeeper.start(
-                    client, Files.createTempDirectory("kvcache-webhook-"), Clock.systemUTC())) {
+                    client,
+                    loopback(Listen.parse(webhookListen)),
+                    Files.createTempDirectory("kvcache-webhook-"),
+                    Clock.systemUTC())) {
       // The webhook listens before the operator writes anything: on a first install the API server
       // calls it (through the Service, so once this process is Ready) for the Settings the
       // operator creates.
@@ -197,5 +202,17 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * The webhook address as the certificate must name it, when the webhook listens on a loopback
+   * address: the API server then calls it by that address (a webhook configuration's {@code url},
+   * as in development against a local control plane). A wildcard or routable address adds nothing;
+   * the API server calls the webhook by its Service's names.
+   */
+  private static List<String> loopback(InetSocketAddress listen) {
+    return listen.getAddress() != null && listen.getAddress().isLoopbackAddress()
+        ? List.of(listen.getAddress().getHostAddress())
+        : List.of();
   }
 }

@@ -46,6 +46,7 @@ import java.util.function.BooleanSupplier;
 public final class Sandbox implements AutoCloseable {
   static final List<String> EXAMPLES =
       List.of(
+          "00-namespace.yaml",
           "00-backend.yaml",
           "01-pool.yaml",
           "02-bindings.yaml",

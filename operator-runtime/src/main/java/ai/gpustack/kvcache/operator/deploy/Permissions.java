@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.operator.deploy;
 
+import ai.gpustack.kvcache.operator.KvCacheOperator;
 import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
 import ai.gpustack.kvcache.webhook.WebhookConfigurations;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -27,7 +28,8 @@ public final class Permissions {
         rule(WORKER, List.of("modeldeployments/status"), "patch"),
         rule(WORKER, List.of("kvcachepoolbindings"), "get", "list", "watch", "patch"),
         rule(WORKER, List.of("kvcachepoolbindings/status"), "patch", "update"),
-        rule(WORKER, List.of("kvcachepools", "kvcachebackends"), "list", "watch"),
+        // get: the webhook reads a pool or backend its cache has not seen yet before refusing
+        rule(WORKER, List.of("kvcachepools", "kvcachebackends"), "get", "list", "watch"),
         rule(WORKER, List.of("kvcachepools/status", "kvcachebackends/status"), "patch"),
         rule("", List.of("pods"), "list", "watch", "create", "delete"),
         // What a Ready replica's engine reports of its KV-cache dtype, read through the API
@@ -42,7 +44,17 @@ public final class Permissions {
     return List.of(
         rule(SETTINGS, List.of("settings"), "get", "list", "watch", "create"),
         rule(SETTINGS, List.of("settings/status"), "patch"),
-        rule("coordination.k8s.io", List.of("leases"), "get", "create", "patch"));
+        // create cannot be limited by name: the name is not known until the object exists
+        rule("coordination.k8s.io", List.of("leases"), "create"),
+        // update: fabric8's lock renews with patch, but the Java Operator SDK asks a
+        // SelfSubjectRulesReview for get, create and update before it starts, and refuses to
+        // start without them (found on the real API server; the sandbox allowed everything)
+        new PolicyRuleBuilder()
+            .withApiGroups("coordination.k8s.io")
+            .withResources("leases")
+            .withResourceNames(KvCacheOperator.LEASE)
+            .withVerbs("get", "update", "patch")
+            .build());
   }
 
   /** Cluster-wide, with {@code --self-signed-webhook-cert}: the two webhook configurations. */

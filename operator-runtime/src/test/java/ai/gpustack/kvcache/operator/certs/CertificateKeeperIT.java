@@ -66,8 +66,10 @@ class CertificateKeeperIT {
   @Test
   void replicas_share_one_ca_that_both_webhook_configurations_trust() throws Exception {
     Instant now = Instant.parse("2026-11-30T00:00:00Z");
-    try (CertificateKeeper first = CertificateKeeper.start(client, dir.resolve("a"), at(now));
-        CertificateKeeper second = CertificateKeeper.start(client, dir.resolve("b"), at(now))) {
+    try (CertificateKeeper first =
+            CertificateKeeper.start(client, List.of(), dir.resolve("a"), at(now));
+        CertificateKeeper second =
+            CertificateKeeper.start(client, List.of(), dir.resolve("b"), at(now))) {
       Secret secret = secret();
       assertThat(secret.getType()).isEqualTo("kubernetes.io/tls");
       assertThat(secret.getData()).containsOnlyKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
@@ -110,16 +112,16 @@ class CertificateKeeperIT {
     Instant now = Instant.parse("2026-11-30T00:00:00Z");
     String servingBefore;
     String caBefore;
-    try (CertificateKeeper keeper = CertificateKeeper.start(client, dir, at(now))) {
+    try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(now))) {
       servingBefore = decode(secret(), "tls.crt");
       caBefore = decode(secret(), "ca.crt");
     }
     try (CertificateKeeper keeper =
-        CertificateKeeper.start(client, dir, at(now.plus(Duration.ofDays(100))))) {
+        CertificateKeeper.start(client, List.of(), dir, at(now.plus(Duration.ofDays(100))))) {
       assertThat(decode(secret(), "tls.crt")).isEqualTo(servingBefore);
     }
     try (CertificateKeeper keeper =
-        CertificateKeeper.start(client, dir, at(now.plus(Duration.ofDays(340))))) {
+        CertificateKeeper.start(client, List.of(), dir, at(now.plus(Duration.ofDays(340))))) {
       String renewed = decode(secret(), "tls.crt");
       assertThat(renewed).isNotEqualTo(servingBefore);
       assertThat(decode(secret(), "ca.crt")).isEqualTo(caBefore);
@@ -136,9 +138,34 @@ class CertificateKeeperIT {
         .withName(WebhookConfigurations.NAME)
         .delete();
     try (CertificateKeeper keeper =
-        CertificateKeeper.start(client, dir, at(Instant.parse("2026-11-30T00:00:00Z")))) {
+        CertificateKeeper.start(
+            client, List.of(), dir, at(Instant.parse("2026-11-30T00:00:00Z")))) {
       assertThat(Files.exists(keeper.certFile())).isTrue();
       assertThat(secret()).isNotNull();
+    }
+  }
+
+  @Test
+  void a_webhook_on_a_loopback_address_gets_it_named_and_a_stored_certificate_without_it_renewed()
+      throws Exception {
+    Instant now = Instant.parse("2026-11-30T00:00:00Z");
+    String caBefore;
+    try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(now))) {
+      caBefore = decode(secret(), "ca.crt");
+      assertThat(
+              WebhookCertificate.certificate(decode(secret(), "tls.crt"))
+                  .getSubjectAlternativeNames())
+          .extracting(entry -> String.valueOf(entry.get(1)))
+          .doesNotContain("127.0.0.1");
+    }
+    try (CertificateKeeper keeper =
+        CertificateKeeper.start(client, List.of("127.0.0.1"), dir, at(now.plusSeconds(60)))) {
+      var serving = WebhookCertificate.certificate(decode(secret(), "tls.crt"));
+      assertThat(serving.getSubjectAlternativeNames())
+          .extracting(entry -> String.valueOf(entry.get(0) + "=" + entry.get(1)))
+          .contains("7=127.0.0.1", "2=" + CertificateKeeper.DNS_NAMES.get(0));
+      assertThat(decode(secret(), "ca.crt")).as("the same CA").isEqualTo(caBefore);
+      assertThat(Files.readString(keeper.certFile())).isEqualTo(decode(secret(), "tls.crt"));
     }
   }
 }

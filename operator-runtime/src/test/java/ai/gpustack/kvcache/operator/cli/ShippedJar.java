@@ -6,16 +6,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** How the process tests run {@code target/kvcache.jar}: the shipped jar, on this test's JVM. */
-final class ShippedJar {
+public final class ShippedJar {
   private ShippedJar() {}
 
   /** {@code java -jar target/kvcache.jar args...}. */
-  static List<String> command(String... args) {
+  public static List<String> command(String... args) {
     return command(List.of(), args);
   }
 
   /** {@code java jvmOptions... -jar target/kvcache.jar args...}. */
-  static List<String> command(List<String> jvmOptions, String... args) {
+  public static List<String> command(List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(jvmOptions);
@@ -26,7 +26,7 @@ final class ShippedJar {
   }
 
   /** Starts {@link #command}, its stdout and stderr together in {@code log}. */
-  static Process start(Path log, String... args) throws IOException {
+  public static Process start(Path log, String... args) throws IOException {
     return new ProcessBuilder(command(args))
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())

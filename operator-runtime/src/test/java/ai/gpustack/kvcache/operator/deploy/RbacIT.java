@@ -160,7 +160,8 @@ class RbacIT {
                   .withKubernetesSerialization(KvCacheSerialization.create())
                   .build();
           Kubelet kubelet = new Kubelet(test, Duration.ofMillis(50));
-          CertificateKeeper keeper = CertificateKeeper.start(client, dir, Clock.systemUTC());
+          CertificateKeeper keeper =
+              CertificateKeeper.start(client, List.of(), dir, Clock.systemUTC());
           InformerClusterView view = InformerClusterView.start(client)) {
         KvCacheOperator operator =
             KvCacheOperator.start(
@@ -192,6 +193,7 @@ class RbacIT {
           try (CertificateKeeper later =
               CertificateKeeper.start(
                   client,
+                  List.of(),
                   dir.resolve("later"),
                   Clock.offset(Clock.systemUTC(), Duration.ofDays(340)))) {
             assertThat(later.certFile()).exists();
@@ -252,15 +254,25 @@ class RbacIT {
     }
     assertThat(clusterGrants)
         .as("granted cluster-wide but used only in " + Settings.NAMESPACE + " (or not at all)")
-        .allMatch(g -> usedOutsideSystem.contains(g) || ON_CONFLICT.contains(g));
-    assertThat(systemGrants).as("granted but never used").allMatch(usedInSystem::contains);
+        .allMatch(g -> usedOutsideSystem.contains(g) || NOT_ALWAYS_ASKED.contains(g));
+    assertThat(systemGrants)
+        .as("granted but never used")
+        .allMatch(g -> usedInSystem.contains(g) || NOT_ALWAYS_ASKED.contains(g));
   }
 
   /**
-   * Grants used only when a write meets a conflict (the Java Operator SDK then re-reads the
-   * primary), so a run may or may not exercise them.
+   * Grants a run may or may not exercise: modeldeployments get when a write meets a conflict (the
+   * Java Operator SDK then re-reads the primary); pools and backends get when the webhook's cache
+   * has not seen one yet; leases update, which the Java Operator SDK checks for (through a
+   * SelfSubjectRulesReview) before it starts, while fabric8's lock renews with patch. The real
+   * control plane's suite shows the shipped roles suffice under a real authorizer.
    */
-  static final Set<String> ON_CONFLICT = Set.of("worker.gpustack.ai modeldeployments get");
+  static final Set<String> NOT_ALWAYS_ASKED =
+      Set.of(
+          "worker.gpustack.ai modeldeployments get",
+          "worker.gpustack.ai kvcachepools get",
+          "worker.gpustack.ai kvcachebackends get",
+          "coordination.k8s.io leases update");
 
   static String key(Access a) {
     return (a.group().isEmpty() ? "core" : a.group()) + " " + a.resource() + " " + a.verb();

@@ -1,0 +1,118 @@
+package ai.gpustack.kvcache.operator.e2e;
+
+import ai.gpustack.kvcache.operator.Shell;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The real control plane of {@code tools/control-plane}, one per test run: started by {@code up.sh}
+ * the first time a suite asks for it, stopped by {@code down.sh} when the run ends. There is no
+ * other starter: what a person runs is what the tests run. Where it cannot start (no Go to build
+ * it, say) the suite fails with {@code up.sh}'s own last line; it never passes without it.
+ */
+public final class ControlPlane implements AutoCloseable {
+  static final Path TOOLS = Path.of("..", "tools", "control-plane").toAbsolutePath().normalize();
+  static final Path WORK = Path.of("target", "e2e").toAbsolutePath();
+
+  private final String name;
+  private final Path kubeconfig;
+  private final KubernetesClient admin;
+
+  private ControlPlane(String name, Path kubeconfig) {
+    this.name = name;
+    this.kubeconfig = kubeconfig;
+    this.admin = client(kubeconfig);
+  }
+
+  /** The run's cluster, started on first use. */
+  public static ControlPlane shared(ExtensionContext context) {
+    return context
+        .getRoot()
+        .getStore(ExtensionContext.Namespace.GLOBAL)
+        .computeIfAbsent(ControlPlane.class, k -> start("kvcache-e2e"), ControlPlane.class);
+  }
+
+  /** Starts cluster {@code name} with {@code up.sh}; fails with its last line if it cannot. */
+  static ControlPlane start(String name) {
+    script("down.sh", name); // one an interrupted run left behind
+    List<String> lines = script("up.sh", name);
+    String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
+    if (!last.startsWith("kubeconfig: ")) {
+      throw new IllegalStateException(
+          "tools/control-plane/up.sh did not start the control plane: " + last);
+    }
+    return new ControlPlane(name, Path.of(last.substring("kubeconfig: ".length())));
+  }
+
+  /** Runs one of the scripts, its output kept under target/e2e; returns its lines. */
+  private static List<String> script(String script, String name) {
+    try {
+      Files.createDirectories(WORK);
+      Path log = WORK.resolve(name + "-" + script.replace(".sh", "") + ".log");
+      Process p =
+          new ProcessBuilder(TOOLS.resolve(script).toString(), "--name", name)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      if (!p.waitFor(40, TimeUnit.MINUTES)) {
+        p.destroyForcibly();
+        throw new IllegalStateException(script + " did not finish within 40 minutes; see " + log);
+      }
+      return Files.readAllLines(log).stream().filter(l -> !l.startsWith("{\"time\"")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static KubernetesClient client(Path kubeconfig) {
+    try {
+      return new KubernetesClientBuilder()
+          .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+          .withKubernetesSerialization(KvCacheSerialization.create())
+          .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  /** A client with the cluster administrator's certificate. */
+  public KubernetesClient admin() {
+    return admin;
+  }
+
+  /** The administrator's kubectl, with {@code home} as its HOME. */
+  public Shell shell(Path home) {
+    try {
+      Files.createDirectories(home);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new Shell(kubeconfig, home);
+  }
+
+  @Override
+  public void close() {
+    admin.close();
+    script("down.sh", name);
+  }
+}
