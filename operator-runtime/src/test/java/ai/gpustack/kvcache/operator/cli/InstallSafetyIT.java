@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
+import ai.gpustack.kvcache.operator.Shell;
 import ai.gpustack.kvcache.operator.TestObjects;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.Setting;
@@ -171,8 +172,7 @@ class InstallSafetyIT {
    */
   @Test
   void a_first_install_of_the_kustomize_output_starts_and_registers_its_webhook() throws Exception {
-    assumeTrue(
-        SandboxKubectlIT.onPath("kubectl"), "kubectl is not on the PATH; it applies the overlay");
+    assumeTrue(Shell.onPath("kubectl"), "kubectl is not on the PATH; it applies the overlay");
     try (SandboxServer cluster = SandboxServer.start(EngineRegistry.load(), 0)) {
       KubernetesClient client = cluster.client();
       Path kubeconfig = dir.resolve("kubeconfig");

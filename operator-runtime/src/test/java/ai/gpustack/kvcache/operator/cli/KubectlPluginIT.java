@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.operator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import ai.gpustack.kvcache.operator.Shell;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -28,7 +29,7 @@ class KubectlPluginIT {
 
   @BeforeAll
   static void start() throws Exception {
-    assumeTrue(SandboxKubectlIT.onPath("kubectl"), "kubectl is not on the PATH");
+    assumeTrue(Shell.onPath("kubectl"), "kubectl is not on the PATH");
     sandbox = Sandbox.start(EngineRegistry.load(), 0, new PrintWriter(new StringWriter()));
     sandbox.applyExamples();
     assertThat(sandbox.awaitSettled()).isTrue();

@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.operator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import ai.gpustack.kvcache.operator.Shell;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,8 +50,7 @@ class SandboxFidelityIT {
 
   @BeforeAll
   static void start() throws Exception {
-    assumeTrue(
-        SandboxKubectlIT.onPath("kubectl"), "kubectl is not on the PATH; this suite runs it");
+    assumeTrue(Shell.onPath("kubectl"), "kubectl is not on the PATH; this suite runs it");
     kubeconfig = dir.resolve("sandbox.kubeconfig");
     sandbox =
         ShippedJar.start(
