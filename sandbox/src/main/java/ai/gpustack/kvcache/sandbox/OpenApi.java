@@ -27,7 +27,8 @@ final class OpenApi {
       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+  private static final String META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
+  private static final String OBJECT_META = META + "ObjectMeta";
 
   /** One group-version's document, its bytes and their hash. */
   record Document(String key, byte[] json, String hash) {}
@@ -123,13 +124,50 @@ final class OpenApi {
             "array",
             "Must be empty before the object is deleted from the registry.");
     finalizers.putObject("items").put("type", "string");
+    metaField(
+        props,
+        "deletionGracePeriodSeconds",
+        "integer",
+        "Seconds allowed for this object to gracefully terminate before it is removed.");
+    metaField(props, "selfLink", "string", "Deprecated; the system does not set it.");
+    ObjectNode managed =
+        metaField(props, "managedFields", "array", "Which manager set which fields, and how.");
+    reference(managed.putObject("items"), META + "ManagedFieldsEntry");
     ObjectNode owners =
         metaField(props, "ownerReferences", "array", "Objects this object depends on.");
-    owners
-        .putObject("items")
+    reference(owners.putObject("items"), META + "OwnerReference");
+
+    ObjectNode entry = schemas.putObject(META + "ManagedFieldsEntry").put("type", "object");
+    entry.put("description", "The fields a manager owns and the operation that set them.");
+    ObjectNode entryProps = entry.putObject("properties");
+    for (String field :
+        List.of("apiVersion", "fieldsType", "manager", "operation", "subresource", "time")) {
+      metaField(entryProps, field, "string", "The " + field + " of the entry.");
+    }
+    reference(
+        metaField(entryProps, "fieldsV1", "object", "The fields, as a set."), META + "FieldsV1");
+    schemas
+        .putObject(META + "FieldsV1")
         .put("type", "object")
-        .put("x-kubernetes-preserve-unknown-fields", true);
+        .put("description", "A set of fields, as a trie of their paths.");
+
+    ObjectNode owner = schemas.putObject(META + "OwnerReference").put("type", "object");
+    owner.put("description", "An object this one depends on, in its namespace.");
+    owner.putArray("required").add("apiVersion").add("kind").add("name").add("uid");
+    ObjectNode ownerProps = owner.putObject("properties");
+    for (String field : List.of("apiVersion", "kind", "name", "uid")) {
+      metaField(ownerProps, field, "string", "The owner's " + field + ".");
+    }
+    for (String field : List.of("blockOwnerDeletion", "controller")) {
+      metaField(ownerProps, field, "boolean", "Whether the owner is the " + field + ".");
+    }
     return doc;
+  }
+
+  /** Makes {@code node} a reference to the named component schema, as the API server writes it. */
+  private static void reference(ObjectNode node, String schema) {
+    node.remove(List.of("type"));
+    node.putArray("allOf").addObject().put("$ref", "#/components/schemas/" + schema);
   }
 
   private static ObjectNode metaField(

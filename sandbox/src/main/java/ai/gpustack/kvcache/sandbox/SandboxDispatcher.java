@@ -527,6 +527,13 @@ final class SandboxDispatcher extends Dispatcher {
       if (invalid.isPresent()) {
         return invalid.get();
       }
+      Optional<Statuses.Cause> fixed =
+          r.kind().group().isEmpty() && r.kind().kind().equals("Pod")
+              ? PodUpdates.refusal(stored.get(), object)
+              : Optional.empty();
+      if (fixed.isPresent()) {
+        return status(Statuses.invalid(r.kind(), r.name(), List.of(fixed.get())));
+      }
       if (admission) {
         AdmissionChain.Outcome outcome =
             chain.admit(

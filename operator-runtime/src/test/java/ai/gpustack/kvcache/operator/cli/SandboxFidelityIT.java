@@ -117,6 +117,23 @@ class SandboxFidelityIT {
           roles: [{name: server, image: "vllm/vllm-openai:v0.11.0"}]
         """);
     write(
+        "web.yaml",
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: fid-env, namespace: team-a}
+        spec:
+          replicas: 0
+          selector: {matchLabels: {app: fid-env}}
+          template:
+            metadata: {labels: {app: fid-env}}
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27
+                  env: [{name: A, value: "1"}, {name: B, value: "2"}]
+        """);
+    write(
         "pod.yaml",
         """
         apiVersion: v1
@@ -293,14 +310,29 @@ class SandboxFidelityIT {
 
   @Test
   @Order(9)
-  void a_strategic_merge_patch_merges_a_pods_lists_by_key() throws Exception {
+  void a_pods_spec_is_fixed_and_a_strategic_merge_patch_merges_a_templates_lists_by_key()
+      throws Exception {
     kubectl("create -f pod.yaml").ok();
-    kubectl(
+    Run fixed =
+        kubectl(
             "patch pod fid-pod -n team-a"
-                + " -p '{\"spec\":{\"containers\":[{\"name\":\"web\",\"env\":[{\"name\":\"B\",\"value\":\"3\"}]}]}}'")
+                + " -p '{\"spec\":{\"containers\":[{\"name\":\"web\",\"env\":[{\"name\":\"B\",\"value\":\"3\"}]}]}}'");
+    assertThat(fixed.exit()).isEqualTo(1);
+    assertThat(fixed.err())
+        .startsWith(
+            "The Pod \"fid-pod\" is invalid: spec: Forbidden: pod updates may not change fields"
+                + " other than `spec.containers[*].image`");
+    kubectl("create -f web.yaml").ok();
+    kubectl(
+            "patch deploy fid-env -n team-a"
+                + " -p '{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"env\":[{\"name\":\"B\",\"value\":\"3\"}]}]}}}}'")
         .ok();
     assertThat(
-            kubectl("get pod fid-pod -n team-a -o jsonpath={.spec.containers[0].env}").ok().out())
+            kubectl(
+                    "get deploy fid-env -n team-a"
+                        + " -o jsonpath={.spec.template.spec.containers[0].env}")
+                .ok()
+                .out())
         .isEqualTo("[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"3\"}]");
   }
 
