@@ -46,12 +46,14 @@ public enum Message {
       "An update changes spec.domain.dtype.",
       "Follow 'If new Pods fail argument parsing' in docs/upgrading-to-an-enforced-binding-dtype.md."),
   BINDING_DOMAIN_CLAIMED(
-      "domain %s is already claimed by KVCachePoolBinding %s: both Bindings' pools name %s, and"
+      "domain %s is already claimed by %s: both Bindings' pools name %s, and"
           + " one master keeps one ledger per domain name (Two masters hold two ledgers: the same"
           + " name on a pool of another backend is admitted), so a second %s is not permitted on"
           + " this master either; choose another spec.domain.name",
       "Another Binding whose pool is served by the same backend already holds this domain name.",
-      "Choose another spec.domain.name; the old name is free once the holding Binding is gone."),
+      "Choose another spec.domain.name; the old name is free once the holding Binding is gone."
+          + " A holder in another namespace is not named: a refusal tells a tenant nothing of"
+          + " another's objects."),
   BINDING_POOL_NOT_FOUND(
       "KVCachePool %s does not exist: create it first, or name an existing pool",
       "spec.poolRef names no pool.", "Create the KVCachePool, or fix the name."),
@@ -59,6 +61,12 @@ public enum Message {
       "must not exceed the pool's own ceiling of %s (KVCachePool %s spec.quota.total)",
       "A new Binding asks for more than its pool holds.",
       "Lower spec.quota.ceiling, or raise the pool's spec.quota.total."),
+  BINDING_CEILINGS_OVER_POOL(
+      "would take the ceilings of the Bindings on KVCachePool %s to %s, over its spec.quota.total"
+          + " of %s (the others reserve %s)",
+      "The Bindings on one pool would together reserve more than the pool holds.",
+      "Lower spec.quota.ceiling, lower or delete another Binding on the pool, or raise the pool's"
+          + " spec.quota.total."),
   QUANTITY_NOT_POSITIVE(
       "must be a Kubernetes quantity greater than 0, for example 20Gi",
       "A quota is zero, negative, or not a quantity.",

@@ -24,4 +24,21 @@ public final class Quantities {
   public static boolean positive(String value) {
     return amount(value).map(a -> a.signum() > 0).orElse(false);
   }
+
+  /**
+   * {@code bytes} as a person writes it: the largest binary suffix that divides it ({@code 3Ti},
+   * {@code 1536Mi}), else the plain number.
+   */
+  public static String format(BigDecimal bytes) {
+    String[] suffixes = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
+    BigDecimal whole = bytes.stripTrailingZeros();
+    for (int i = 0; i < suffixes.length; i++) {
+      BigDecimal unit = BigDecimal.valueOf(2).pow(10 * (suffixes.length - i));
+      BigDecimal[] qr = whole.divideAndRemainder(unit);
+      if (whole.signum() != 0 && qr[1].signum() == 0 && qr[0].signum() != 0) {
+        return qr[0].toPlainString() + suffixes[i];
+      }
+    }
+    return whole.toPlainString();
+  }
 }

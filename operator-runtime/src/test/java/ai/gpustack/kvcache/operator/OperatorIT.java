@@ -445,8 +445,18 @@ class OperatorIT {
         apiVersion: worker.gpustack.ai/v1
         kind: KVCachePoolBinding
         metadata: {name: big, namespace: other}
-        spec: {poolRef: {name: shared}, domain: {name: big, blockSize: 32, dtype: fp8_e4m3}, quota: {ceiling: 4Ti}}
+        spec: {poolRef: {name: shared}, domain: {name: big, blockSize: 32, dtype: fp8_e4m3}, quota: {ceiling: 2Ti}}
         """);
+    // Admission keeps the ceilings within the total; a total lowered afterwards oversubscribes.
+    TestObjects.edit(
+        cluster.client(),
+        KVCachePool.class,
+        null,
+        "shared",
+        p -> {
+          p.setSpec(p.getSpec().withQuota(p.getSpec().quota().withTotal("2Ti")));
+          return p;
+        });
     await(
         "pool status",
         () -> {

@@ -120,7 +120,8 @@ public final class TestObjects {
 
   /**
    * Edits an object as a user would: the operator writes it too (status, finalizers, a Lease's
-   * renewal), so an edit that meets a newer version is read again and retried.
+   * renewal), so an edit that meets a newer version is read again and retried. A null {@code
+   * namespace} names a cluster-scoped object.
    */
   public static <T extends HasMetadata> void edit(
       KubernetesClient client,
@@ -130,7 +131,10 @@ public final class TestObjects {
       UnaryOperator<T> change) {
     for (int attempt = 1; ; attempt++) {
       try {
-        client.resources(kind).inNamespace(namespace).withName(name).edit(change);
+        (namespace == null
+                ? client.resources(kind).withName(name)
+                : client.resources(kind).inNamespace(namespace).withName(name))
+            .edit(change);
         return;
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409 || attempt == 10) {

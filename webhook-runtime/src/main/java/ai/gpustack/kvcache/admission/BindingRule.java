@@ -74,7 +74,7 @@ final class BindingRule implements Rule {
                   ? request.name()
                   : binding.getMetadata().getName();
           claim(namespace, name, spec, pool.get(), problems);
-          ceiling(spec, pool.get(), problems);
+          ceiling(namespace, name, spec, pool.get(), problems);
         }
       }
     } else {
@@ -89,7 +89,7 @@ final class BindingRule implements Rule {
           cluster
               .pool(spec.poolRef().name())
               .ifPresentOrElse(
-                  pool -> ceiling(spec, pool, problems),
+                  pool -> ceiling(namespace, request.name(), spec, pool, problems),
                   () ->
                       problems.notFound(
                           "spec.poolRef.name",
@@ -176,7 +176,12 @@ final class BindingRule implements Rule {
             spec.domain().name(),
             Message.BINDING_DOMAIN_CLAIMED.detail(
                 quote(spec.domain().name()),
-                other.getMetadata().getNamespace() + "/" + other.getMetadata().getName(),
+                Objects.equals(other.getMetadata().getNamespace(), namespace)
+                    ? "KVCachePoolBinding "
+                        + other.getMetadata().getNamespace()
+                        + "/"
+                        + other.getMetadata().getName()
+                    : "a KVCachePoolBinding in another namespace",
                 backend,
                 quote(spec.domain().name())));
         return;
@@ -184,18 +189,52 @@ final class BindingRule implements Rule {
     }
   }
 
-  private static void ceiling(KVCachePoolBindingSpec spec, KVCachePool pool, Problems problems) {
+  /**
+   * The ceiling fits the pool: on its own, and with the ceilings of the pool's other Bindings
+   * (those being deleted still hold their share until they are gone).
+   */
+  private void ceiling(
+      String namespace,
+      String name,
+      KVCachePoolBindingSpec spec,
+      KVCachePool pool,
+      Problems problems) {
     if (pool.getSpec() == null) {
       return;
     }
     String total = pool.getSpec().quota().total();
     Optional<BigDecimal> limit = Quantities.amount(total);
     Optional<BigDecimal> asked = Quantities.amount(spec.quota().ceiling());
-    if (limit.isPresent() && asked.isPresent() && asked.get().compareTo(limit.get()) > 0) {
+    if (limit.isEmpty() || asked.isEmpty()) {
+      return;
+    }
+    if (asked.get().compareTo(limit.get()) > 0) {
       problems.invalid(
           "spec.quota.ceiling",
           spec.quota().ceiling(),
           Message.BINDING_CEILING_OVER_POOL.detail(total, quote(pool.getMetadata().getName())));
+      return;
+    }
+    BigDecimal others =
+        cluster.bindings().stream()
+            .filter(b -> b.getSpec() != null)
+            .filter(b -> b.getSpec().poolRef().name().equals(pool.getMetadata().getName()))
+            .filter(
+                b ->
+                    !(Objects.equals(b.getMetadata().getNamespace(), namespace)
+                        && Objects.equals(b.getMetadata().getName(), name)))
+            .map(b -> Quantities.amount(b.getSpec().quota().ceiling()).orElse(BigDecimal.ZERO))
+            .reduce(BigDecimal.ZERO, BigDecimal::add);
+    BigDecimal sum = others.add(asked.get());
+    if (sum.compareTo(limit.get()) > 0) {
+      problems.invalid(
+          "spec.quota.ceiling",
+          spec.quota().ceiling(),
+          Message.BINDING_CEILINGS_OVER_POOL.detail(
+              quote(pool.getMetadata().getName()),
+              Quantities.format(sum),
+              total,
+              Quantities.format(others)));
     }
   }
 

@@ -203,7 +203,7 @@ public final class BindingReconciler
       KVCachePoolBinding binding, Context<KVCachePoolBinding> context, Optional<KVCachePool> pool) {
     String backend = pool.flatMap(p -> p.getSpec().backends().stream().findFirst()).orElse(null);
     CacheView view = new CacheView(context);
-    List<String> others =
+    List<KVCachePoolBinding> others =
         context
             .getPrimaryCache()
             .list()
@@ -218,8 +218,6 @@ public final class BindingReconciler
                         && view.pool(o.getSpec().poolRef().name())
                             .map(p -> p.getSpec().backends().contains(backend))
                             .orElse(false))
-            .map(o -> o.getMetadata().getNamespace() + "/" + o.getMetadata().getName())
-            .sorted()
             .toList();
     return others.isEmpty()
         ? Conditions.of(
@@ -237,7 +235,26 @@ public final class BindingReconciler
             "domain "
                 + quote(binding.getSpec().domain().name())
                 + " is also claimed by "
-                + String.join(", ", others));
+                + claimants(binding.getMetadata().getNamespace(), others));
+  }
+
+  /**
+   * The other claimants as {@code binding}'s namespace may read them: those in it by name, those in
+   * other namespaces only counted (a status is a tenant's to read).
+   */
+  private static String claimants(String namespace, List<KVCachePoolBinding> others) {
+    List<String> parts =
+        new ArrayList<>(
+            others.stream()
+                .filter(o -> Objects.equals(o.getMetadata().getNamespace(), namespace))
+                .map(o -> namespace + "/" + o.getMetadata().getName())
+                .sorted()
+                .toList());
+    long elsewhere = others.size() - parts.size();
+    if (elsewhere > 0) {
+      parts.add(elsewhere + (elsewhere == 1 ? " Binding" : " Bindings") + " in another namespace");
+    }
+    return String.join(", ", parts);
   }
 
   /**

@@ -88,9 +88,19 @@ final class KubectlSteps {
         metadata: {name: fid}
         ---
         apiVersion: worker.gpustack.ai/v1
+        kind: KVCacheBackend
+        metadata: {name: fid}
+        spec: {connection: {external: {clientEndpoint: "fid-master.kvcache.svc:50051"}}}
+        ---
+        apiVersion: worker.gpustack.ai/v1
+        kind: KVCachePool
+        metadata: {name: fid}
+        spec: {backends: [fid], quota: {total: 100Gi}}
+        ---
+        apiVersion: worker.gpustack.ai/v1
         kind: KVCachePoolBinding
         metadata: {name: chat, namespace: fid}
-        spec: {poolRef: {name: shared}, domain: {name: fid-chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 10Gi}}
+        spec: {poolRef: {name: fid}, domain: {name: fid-chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 10Gi}}
         """);
     write(
         shell,

@@ -36,8 +36,8 @@ class LifecycleE2E {
     kubectl = installation.admin("lifecycle");
     Files.createDirectories(kubectl.home().resolve("gitops"));
     Files.createDirectories(kubectl.home().resolve("gitops-changed"));
-    // examples/sandbox in a namespace of its own, each domain renamed: a domain is claimed per
-    // backend, and team-a holds the examples' names.
+    // examples/sandbox in a namespace of its own: a domain is claimed per backend, and team-a
+    // holds the examples' names.
     String renamed =
         """
         apiVersion: kustomize.config.k8s.io/v1beta1
@@ -52,11 +52,14 @@ class LifecycleE2E {
                     .home()
                     .resolve("gitops")
                     .relativize(Installation.REPO.resolve("examples/sandbox")));
+    // The domains renamed and the ceilings made small: the pool's total bounds the sum of its
+    // Bindings' ceilings, and team-a's already hold most of it.
     for (String binding : List.of("chat", "fp8", "legacy")) {
       renamed +=
           """
             - target: {kind: KVCachePoolBinding, name: %1$s}
-              patch: '[{"op": "replace", "path": "/spec/domain/name", "value": "gitops-%1$s"}]'
+              patch: '[{"op": "replace", "path": "/spec/domain/name", "value": "gitops-%1$s"},
+                       {"op": "replace", "path": "/spec/quota/ceiling", "value": "100Gi"}]'
           """
               .formatted(binding);
     }

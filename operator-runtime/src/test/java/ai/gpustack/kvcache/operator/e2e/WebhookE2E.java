@@ -40,9 +40,14 @@ class WebhookE2E {
         metadata: {name: %1$s}
         ---
         apiVersion: worker.gpustack.ai/v1
+        kind: KVCachePool
+        metadata: {name: %1$s}
+        spec: {backends: [mooncake], quota: {total: 1Ti}}
+        ---
+        apiVersion: worker.gpustack.ai/v1
         kind: KVCachePoolBinding
         metadata: {name: chat, namespace: %1$s}
-        spec: {poolRef: {name: shared}, domain: {name: webhook-chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 100Gi}}
+        spec: {poolRef: {name: %1$s}, domain: {name: webhook-chat, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 100Gi}}
         """
             .formatted(NS));
     kubectl.kubectl("apply -f store.yaml").ok();
@@ -135,13 +140,13 @@ class WebhookE2E {
 
   @Test
   @Order(3)
-  void binding_rules_refuse_auto_a_claimed_domain_and_a_ceiling_over_the_pool() throws Exception {
+  void binding_rules_refuse_auto_a_claimed_domain_and_ceilings_over_the_pool() throws Exception {
     String binding =
         """
         apiVersion: worker.gpustack.ai/v1
         kind: KVCachePoolBinding
         metadata: {name: %s, namespace: %s}
-        spec: {poolRef: {name: shared}, domain: {name: %s, blockSize: 16, dtype: %s}, quota: {ceiling: %s}}
+        spec: {poolRef: {name: webhook-e2e}, domain: {name: %s, blockSize: 16, dtype: %s}, quota: {ceiling: %s}}
         """;
     write("auto.yaml", binding.formatted("auto", NS, "webhook-auto", "auto", "1Gi"));
     assertThat(refused("kubectl create -f auto.yaml"))
@@ -152,12 +157,21 @@ class WebhookE2E {
         .contains("\"auto\"");
     write("claimed.yaml", binding.formatted("claimed", NS, "team-a-chat", "bfloat16", "1Gi"));
     assertThat(refused("kubectl create -f claimed.yaml"))
-        .contains("spec.domain.name:")
-        .contains("\"team-a-chat\"");
+        .contains(
+            "spec.domain.name: Duplicate value: \"team-a-chat\": domain \"team-a-chat\" is already"
+                + " claimed by a KVCachePoolBinding in another namespace")
+        .doesNotContain("team-a/");
     write("ceiling.yaml", binding.formatted("ceiling", NS, "webhook-big", "bfloat16", "5Ti"));
     assertThat(refused("kubectl create -f ceiling.yaml"))
-        .contains("spec.quota.ceiling:")
-        .contains("\"5Ti\"");
+        .contains("spec.quota.ceiling: Invalid value: \"5Ti\": must not exceed the pool's own");
+    write("half.yaml", binding.formatted("half", NS, "webhook-half", "bfloat16", "600Gi"));
+    kubectl.kubectl("create -f half.yaml").ok();
+    write("more.yaml", binding.formatted("more", NS, "webhook-more", "bfloat16", "400Gi"));
+    assertThat(refused("kubectl create -f more.yaml"))
+        .contains(
+            "spec.quota.ceiling: Invalid value: \"400Gi\": would take the ceilings of the Bindings"
+                + " on KVCachePool \"webhook-e2e\" to 1100Gi, over its spec.quota.total of 1Ti (the"
+                + " others reserve 700Gi)");
   }
 
   @Test
