@@ -118,6 +118,34 @@ public enum Message {
       "must be between 0 and 1024",
       "A role's replicas are out of range.",
       "Set replicas between 0 and 1024."),
+  DEPLOYMENT_REPLICAS_OVER_CAP(
+      "the roles ask for %d replicas in all, over model-deployment-max-replicas (%d)",
+      "A deployment's roles together ask for more replicas than the Setting"
+          + " model-deployment-max-replicas allows.",
+      "Lower the roles' replicas, split the deployment, or (an administrator) raise the Setting."),
+  DEPLOYMENT_IMAGE_NOT_ALLOWED(
+      "%s is not from a registry model-deployment-image-registries allows (%s)",
+      "A role's image, its own or its engine's default, is not under any registry the Setting"
+          + " model-deployment-image-registries lists.",
+      "Use an image from an allowed registry, or (an administrator) add its registry to the"
+          + " Setting."),
+  DEPLOYMENT_RESOURCE_QUANTITY(
+      "must be a Kubernetes quantity, for example 8, 500m or 64Gi",
+      "A role's resources name an amount that is not a quantity.",
+      "Write the amount as a quantity."),
+  DEPLOYMENT_RESOURCE_OVER_LIMIT(
+      "must be less than or equal to %s limit of %s",
+      "A role's resource request is above its limit; the API server would refuse its Pods.",
+      "Lower the request or raise the limit."),
+  DEPLOYMENT_RESOURCE_NOT_OVERCOMMITTED(
+      "must be equal to %s limit of %s",
+      "An extended resource (nvidia.com/gpu, hugepages) cannot be overcommitted: its request and"
+          + " limit must be equal.",
+      "Give the request and the limit the same amount, or give only the limit."),
+  DEPLOYMENT_RESOURCE_LIMIT_REQUIRED(
+      "Limit must be set for non overcommitable resources",
+      "An extended resource (nvidia.com/gpu, hugepages) is requested without a limit.",
+      "Give it a limit equal to the request (a limit alone also sets the request)."),
   DEPLOYMENT_IDENTITY(
       "%s is an identity field: a different value describes a different deployment, which is"
           + " created rather than edited",

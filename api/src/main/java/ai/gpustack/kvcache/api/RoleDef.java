@@ -94,6 +94,11 @@ interface RoleDef {
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   List<ContainerPort> ports();
 
+  @JsonPropertyDescription(
+      "The compute the role's container asks for (requests and limits by resource name, for"
+          + " example nvidia.com/gpu), so ResourceQuota counts its Pods.")
+  Optional<RoleResources> resources();
+
   /** Whether the role took its argv over ({@code command} set), so the operator renders nothing. */
   @JsonIgnore
   default boolean isTakeOver() {

@@ -39,6 +39,15 @@ interface SettingDefinitionDef {
         return allowedValues().contains(value)
             ? Optional.empty()
             : Optional.of("must be one of " + String.join(", ", allowedValues()));
+      case COUNT:
+        return Settings.parseCount(value).isPresent()
+            ? Optional.empty()
+            : Optional.of("must be a whole number from 1 to " + Settings.MAX_COUNT);
+      case LIST:
+        return Settings.parseList(value).isPresent()
+            ? Optional.empty()
+            : Optional.of(
+                "must be entries separated by commas, each without spaces (or empty for none)");
       default:
         throw new AssertionError(kind());
     }

@@ -7,5 +7,9 @@ public enum SettingKind {
    */
   BOOLEAN,
   /** One of the definition's allowed values, exactly as spelled. */
-  ENUM
+  ENUM,
+  /** A whole number from 1 to 10,240, written in decimal. */
+  COUNT,
+  /** Entries separated by commas, each without spaces; empty is no entry. */
+  LIST
 }

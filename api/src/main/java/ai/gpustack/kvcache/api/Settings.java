@@ -40,8 +40,56 @@ public final class Settings {
                   + " module's spelling table); Off does not check.")
           .build();
 
+  /** The Pod Security Standard operator-built Pods meet. */
+  public static final SettingDefinition POD_SECURITY =
+      SettingDefinition.builder()
+          .name("model-deployment-pod-security")
+          .defaultValue(PodSecurity.restricted.name())
+          .kind(SettingKind.ENUM)
+          .addAllowedValues(PodSecurity.restricted.name(), PodSecurity.baseline.name())
+          .description(
+              "restricted renders every operator-built Pod to the restricted Pod Security Standard"
+                  + " (non-root, no privilege escalation, all capabilities dropped, the runtime's"
+                  + " default seccomp profile), so a namespace enforcing it admits them; baseline"
+                  + " drops the non-root requirement for engine images that run as root. Either way"
+                  + " no ServiceAccount token is mounted. A change re-renders every deployment.")
+          .build();
+
+  /** The registries operator-built Pods may pull from. */
+  public static final SettingDefinition IMAGE_REGISTRIES =
+      SettingDefinition.builder()
+          .name("model-deployment-image-registries")
+          .defaultValue("")
+          .kind(SettingKind.LIST)
+          .description(
+              "Registries (and optionally repository paths) a ModelDeployment's images may come"
+                  + " from, separated by commas, for example docker.io/vllm,nvcr.io/nvidia; an image"
+                  + " without a registry is read as docker.io (docker.io/library for a bare name)."
+                  + " Empty allows any. A deployment naming another image, its own or its engine's"
+                  + " default, is refused.")
+          .build();
+
+  /** The most replicas one deployment's roles may ask for together. */
+  public static final SettingDefinition MAX_REPLICAS =
+      SettingDefinition.builder()
+          .name("model-deployment-max-replicas")
+          .defaultValue("256")
+          .kind(SettingKind.COUNT)
+          .description(
+              "The most replicas one ModelDeployment's roles may ask for together, 1 to 10240:"
+                  + " a deployment asking for more is refused when it is created or changed.")
+          .build();
+
+  /** The largest value a {@link SettingKind#COUNT} takes: 10 roles of 1,024 replicas. */
+  public static final int MAX_COUNT = 10_240;
+
   private static final List<SettingDefinition> CATALOG =
-      List.of(KV_CACHE_DTYPE_OWNED, KV_CACHE_DTYPE_SPELLING_CHECK);
+      List.of(
+          KV_CACHE_DTYPE_OWNED,
+          KV_CACHE_DTYPE_SPELLING_CHECK,
+          POD_SECURITY,
+          IMAGE_REGISTRIES,
+          MAX_REPLICAS);
 
   private static final Set<String> TRUE = Set.of("1", "t", "T", "TRUE", "true", "True");
   private static final Set<String> FALSE = Set.of("0", "f", "F", "FALSE", "false", "False");
@@ -68,6 +116,27 @@ public final class Settings {
     return Optional.empty();
   }
 
+  /** A {@link SettingKind#COUNT}: a decimal whole number from 1 to {@value #MAX_COUNT}. */
+  public static Optional<Integer> parseCount(String value) {
+    if (value == null || !value.matches("[0-9]{1,5}")) {
+      return Optional.empty();
+    }
+    int n = Integer.parseInt(value);
+    return n >= 1 && n <= MAX_COUNT ? Optional.of(n) : Optional.empty();
+  }
+
+  /** A {@link SettingKind#LIST}: its entries, trimmed; empty when an entry is blank or spaced. */
+  public static Optional<List<String>> parseList(String value) {
+    if (value == null || value.isBlank()) {
+      return Optional.of(List.of());
+    }
+    List<String> entries =
+        java.util.Arrays.stream(value.split(",", -1)).map(String::strip).toList();
+    return entries.stream().anyMatch(e -> e.isEmpty() || e.matches(".*\\s.*"))
+        ? Optional.empty()
+        : Optional.of(entries);
+  }
+
   /**
    * Whether the dtype is owned, from the Setting's raw value. Missing, unreadable or not a boolean
    * reads as {@code true}: only an explicit false turns the rule off.
@@ -83,13 +152,30 @@ public final class Settings {
         .orElse(SpellingCheck.Enforce);
   }
 
-  /** The Settings in force given raw values by name (a missing name reads as its default). */
+  /**
+   * The Settings in force given raw values by name. A missing name, or a value its kind does not
+   * read, reads as its default: a stored Setting the webhook never saw cannot switch a rule off.
+   */
   public static EffectiveSettings effective(Map<String, String> rawByName) {
+    Optional<String> security = Optional.ofNullable(rawByName.get(POD_SECURITY.name()));
     return EffectiveSettings.builder()
         .kvCacheDtypeOwned(
             kvCacheDtypeOwned(Optional.ofNullable(rawByName.get(KV_CACHE_DTYPE_OWNED.name()))))
         .spellingCheck(
             spellingCheck(Optional.ofNullable(rawByName.get(KV_CACHE_DTYPE_SPELLING_CHECK.name()))))
+        .podSecurity(
+            security
+                .filter(POD_SECURITY.allowedValues()::contains)
+                .map(PodSecurity::valueOf)
+                .orElse(PodSecurity.restricted))
+        .addAllImageRegistries(
+            Optional.ofNullable(rawByName.get(IMAGE_REGISTRIES.name()))
+                .flatMap(Settings::parseList)
+                .orElse(List.of()))
+        .maxReplicas(
+            Optional.ofNullable(rawByName.get(MAX_REPLICAS.name()))
+                .flatMap(Settings::parseCount)
+                .orElse(Integer.parseInt(MAX_REPLICAS.defaultValue())))
         .build();
   }
 }

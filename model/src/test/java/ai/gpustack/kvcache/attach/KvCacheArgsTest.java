@@ -78,11 +78,7 @@ class KvCacheArgsTest {
     KvCacheArgs.Rendered r =
         kv.managedCommand(
             vllm("bf16")
-                .settings(
-                    EffectiveSettings.builder()
-                        .kvCacheDtypeOwned(true)
-                        .spellingCheck(SpellingCheck.Warn)
-                        .build())
+                .settings(EffectiveSettings.DEFAULTS.withSpellingCheck(SpellingCheck.Warn))
                 .build());
     assertThat(r.attaches()).isTrue();
     assertThat(r.argv()).containsSequence("--kv-cache-dtype", "bf16");
@@ -95,11 +91,7 @@ class KvCacheArgsTest {
         kv.managedCommand(
             vllm("bfloat16")
                 .addArgs("--kv-cache-dtype", "fp8")
-                .settings(
-                    EffectiveSettings.builder()
-                        .kvCacheDtypeOwned(false)
-                        .spellingCheck(SpellingCheck.Enforce)
-                        .build())
+                .settings(EffectiveSettings.DEFAULTS.withKvCacheDtypeOwned(false))
                 .build());
     assertThat(r.attaches()).isTrue();
     assertThat(r.argv())

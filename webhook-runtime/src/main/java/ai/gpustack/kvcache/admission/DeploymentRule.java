@@ -72,16 +72,17 @@ final class DeploymentRule implements Rule {
     if (engine.isEmpty()) {
       problems.add(engineUnknown(engines, "spec.engine.name", spec.engine().name()));
     }
+    Optional<ModelDeploymentSpec> before = Optional.empty();
     if (request.isUpdate()) {
-      ModelDeployment old = reader.read(request.oldObject(), ModelDeployment.class);
-      if (old.getSpec() != null) {
-        identity(old.getSpec(), spec, problems);
-      }
+      before =
+          Optional.ofNullable(reader.read(request.oldObject(), ModelDeployment.class).getSpec());
+      before.ifPresent(o -> identity(o, spec, problems));
     }
     boolean deleting = md.getMetadata() != null && md.getMetadata().getDeletionTimestamp() != null;
     EffectiveSettings settings = cluster.settings();
     if (engine.isPresent() && !deleting) {
       ownedKeys(spec, engine.get(), settings.kvCacheDtypeOwned(), problems);
+      RoleLimits.check(spec, before, engine.get(), settings, problems);
       if (settings.kvCacheDtypeOwned() && spec.kvCache().isPresent()) {
         warnings.addAll(kvFormatFlags(spec, engine.get()));
       }

@@ -55,11 +55,18 @@ public final class DeployManifests {
         "kustomize/base/rbac.yaml", yaml(rbac(Permissions.cluster(), Permissions.system(), "")));
     files.put("kustomize/base/operator.yaml", yaml(serviceAccount(), deployment(), budget()));
     files.put("kustomize/base/webhook.yaml", yaml(service(), mutating(), validating()));
+    files.put("kustomize/base/policy.yaml", yaml(OperatorPodPolicy.objects()));
     files.put(
         "kustomize/base/kustomization.yaml",
         kustomization(
             Settings.NAMESPACE,
-            List.of("../../crds", "namespace.yaml", "rbac.yaml", "operator.yaml", "webhook.yaml"),
+            List.of(
+                "../../crds",
+                "namespace.yaml",
+                "rbac.yaml",
+                "operator.yaml",
+                "webhook.yaml",
+                "policy.yaml"),
             List.of()));
 
     files.put(

@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.ModelDeploymentSpec;
+import ai.gpustack.kvcache.api.PodSecurity;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.attach.Attachment;
 import ai.gpustack.kvcache.attach.AttachmentResolver;
@@ -31,11 +32,13 @@ import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -74,7 +77,8 @@ public final class PodRenderer {
       int ordinal,
       Engine engine,
       Optional<String> version,
-      Optional<AttachmentRequest> request) {
+      Optional<AttachmentRequest> request,
+      PodSecurity security) {
     /** The key of the replica these render, for {@link #lastRendered}. */
     String replica() {
       return uid + "/" + index + "/" + ordinal;
@@ -157,7 +161,8 @@ public final class PodRenderer {
                     ordinal,
                     engine,
                     version,
-                    request)));
+                    request,
+                    settings.podSecurity())));
       }
       plans.add(new Rendering.RolePlan(role.name(), role.isTakeOver(), List.copyOf(pods)));
     }
@@ -304,7 +309,21 @@ public final class PodRenderer {
             .withEnv(
                 env.stream()
                     .map(e -> new EnvVarBuilder().withName(e.name()).withValue(e.value()).build())
-                    .toList());
+                    .toList())
+            .withNewSecurityContext()
+            .withAllowPrivilegeEscalation(false)
+            .withNewCapabilities()
+            .withDrop("ALL")
+            .endCapabilities()
+            .endSecurityContext();
+    role.resources()
+        .ifPresent(
+            r ->
+                container
+                    .withNewResources()
+                    .withRequests(quantities(r.requests()))
+                    .withLimits(quantities(r.limits()))
+                    .endResources());
     for (ContainerPort p : ports) {
       container
           .addNewPort()
@@ -334,14 +353,29 @@ public final class PodRenderer {
           container.addToVolumeMounts(ConfigVolume.mount(c));
           pod.editOrNewSpec().addToVolumes(ConfigVolume.volume(c)).endSpec();
         });
+    // The restricted Pod Security Standard (baseline: all of it but running as non-root), and no
+    // ServiceAccount token: an engine has no business with the API server.
     Pod rendered =
         pod.editOrNewSpec()
             .withContainers(container.build())
             .withRestartPolicy("Always")
+            .withAutomountServiceAccountToken(false)
+            .withNewSecurityContext()
+            .withRunAsNonRoot(in.security() == PodSecurity.restricted ? Boolean.TRUE : null)
+            .withNewSeccompProfile()
+            .withType("RuntimeDefault")
+            .endSeccompProfile()
+            .endSecurityContext()
             .endSpec()
             .build();
     rendered.getMetadata().getAnnotations().put(Keys.POD_SPEC_HASH, PodSpecHash.of(rendered));
     return rendered;
+  }
+
+  private static Map<String, Quantity> quantities(Map<String, String> byName) {
+    Map<String, Quantity> out = new TreeMap<>();
+    byName.forEach((name, amount) -> out.put(name, new Quantity(amount)));
+    return out;
   }
 
   private static String name(ModelDeployment md) {

@@ -112,6 +112,8 @@ class DeployManifestsTest {
             "RoleBinding",
             "Service",
             "ServiceAccount",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
             "ValidatingWebhookConfiguration");
     Deployment d = operator(objects);
     assertThat(d.getMetadata().getNamespace()).isEqualTo("gpustack-system");
