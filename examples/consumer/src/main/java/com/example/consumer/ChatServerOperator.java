@@ -66,7 +66,6 @@ public final class ChatServerOperator implements AutoCloseable {
             .admission(admission)
             .routes(List.of(Route.POD_INJECTION))
             .meterRegistry(new SimpleMeterRegistry())
-            .tuneJvmWideHttpServer(true)
             .start();
     return webhook;
   }

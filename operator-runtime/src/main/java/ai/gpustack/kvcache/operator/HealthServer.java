@@ -1,68 +1,64 @@
 package ai.gpustack.kvcache.operator;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import ai.gpustack.kvcache.webhook.HttpEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
- * The operator's plain-HTTP management endpoints: {@code /healthz}, {@code /readyz}, {@code
- * /metrics}.
+ * The operator's plain-HTTP management port: {@code /healthz}, {@code /readyz}, {@code /metrics}.
+ * Its own event loop and handler threads, apart from the webhook's, and a client's request must
+ * arrive whole within 5 s: no client of either port can keep the kubelet's probes from an answer.
  */
 public final class HealthServer implements AutoCloseable {
-  private final HttpServer server;
+  private final HttpEndpoint endpoint;
 
-  private HealthServer(HttpServer server) {
-    this.server = server;
+  private HealthServer(HttpEndpoint endpoint) {
+    this.endpoint = endpoint;
   }
 
   public static HealthServer start(
       InetSocketAddress listen,
       BooleanSupplier live,
       BooleanSupplier ready,
-      PrometheusMeterRegistry registry)
-      throws IOException {
-    HttpServer server = HttpServer.create(listen, 16);
-    probe(server, "/healthz", live, "ok", "not started");
-    probe(server, "/readyz", ready, "ready", "caches have not synced");
-    server.createContext(
-        "/metrics",
-        e -> reply(e, 200, registry.scrape(), "text/plain; version=0.0.4; charset=utf-8"));
-    server.start();
-    return new HealthServer(server);
+      PrometheusMeterRegistry registry) {
+    return new HealthServer(
+        HttpEndpoint.start(
+            "kvcache-health",
+            listen,
+            Optional.empty(),
+            new HttpEndpoint.Limits(
+                64 * 1024, Duration.ofSeconds(5), Duration.ofSeconds(5), 256, 1, 2),
+            request ->
+                switch (request.path()) {
+                  case "/healthz" -> probe(live, "ok", "not started");
+                  case "/readyz" -> probe(ready, "ready", "caches have not synced");
+                  case "/metrics" ->
+                      new HttpEndpoint.Response(
+                          200,
+                          "text/plain; version=0.0.4; charset=utf-8",
+                          registry.scrape().getBytes(StandardCharsets.UTF_8),
+                          Map.of());
+                  default -> HttpEndpoint.Response.text(404, "no such path: " + request.path());
+                }));
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return endpoint.address();
   }
 
   /** A probe asks once per request, so its status and its text always agree. */
-  private static void probe(
-      HttpServer server, String path, BooleanSupplier check, String ok, String failing) {
-    server.createContext(
-        path,
-        e -> {
-          boolean passing = check.getAsBoolean();
-          reply(e, passing ? 200 : 503, passing ? ok : failing, "text/plain");
-        });
-  }
-
-  private static void reply(HttpExchange e, int status, String body, String type)
-      throws IOException {
-    byte[] bytes = (body.endsWith("\n") ? body : body + "\n").getBytes(StandardCharsets.UTF_8);
-    e.getResponseHeaders().set("Content-Type", type);
-    e.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = e.getResponseBody()) {
-      out.write(bytes);
-    }
+  private static HttpEndpoint.Response probe(BooleanSupplier check, String ok, String failing) {
+    boolean passing = check.getAsBoolean();
+    return HttpEndpoint.Response.text(passing ? 200 : 503, passing ? ok : failing);
   }
 
   @Override
   public void close() {
-    server.stop(0);
+    endpoint.close();
   }
 }

@@ -23,8 +23,6 @@ import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -183,20 +181,15 @@ public final class KvCacheOperator implements AutoCloseable {
         options
             .health()
             .map(
-                address -> {
-                  try {
-                    return HealthServer.start(
+                address ->
+                    HealthServer.start(
                         address,
                         () -> operator.getRuntimeInfo().isStarted(),
                         () ->
                             operator.getRuntimeInfo().isStarted()
                                 && operator.getRuntimeInfo().allEventSourcesAreHealthy()
                                 && options.alsoReady().getAsBoolean(),
-                        registry);
-                  } catch (IOException e) {
-                    throw new UncheckedIOException("cannot listen on " + address, e);
-                  }
-                });
+                        registry));
     return new KvCacheOperator(operator, health, proxy, background, closing);
   }
 

@@ -6,62 +6,65 @@ import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Route;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admission webhook over HTTPS. The JDK's server: measured against Vert.x 4.5.24 with the same
- * handlers and load on 2 cores, Vert.x answers about 1.3 times the reviews per second at saturation
- * (no-op and injection alike); this one already holds p99 under 1.5 ms at 1,000 reviews/s, far
- * above any cluster's Pod creation rate, and needs no dependency. One path per {@link Route}
- * served, plus {@code /healthz}, {@code /readyz} (ready once the cluster view has synced) and, with
- * a Prometheus registry, {@code /metrics}. Started with {@link #builder()}; it sets nothing
- * JVM-wide unless asked ({@link Builder#tuneJvmWideHttpServer}). A request that is not a JSON
- * AdmissionReview of the route's kind gets a 4xx with a one-line reason, never a stack trace and
- * never an accidental {@code allowed: true}.
+ * The admission webhook over HTTPS, on {@link HttpEndpoint}: one path per {@link Route} served and
+ * nothing else (health and metrics are the management port's, off the webhook's Service). TLS 1.3,
+ * or TLS 1.2 with AEAD suites only; a handshake within 10 s and each whole request within 10 s (the
+ * API server's own default webhook timeout), 1,024 connections at most, bodies up to {@value
+ * #MAX_BODY_BYTES} bytes: no client can hold a thread or the port. Started with {@link #builder()}.
+ * A request that is not a JSON AdmissionReview of the route's kind gets a 4xx with a one-line
+ * reason, never a stack trace and never an accidental {@code allowed: true}.
  */
 public final class WebhookServer implements AutoCloseable {
   /** Bodies above this are refused with 413. */
   public static final int MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-  /** How much of an oversized body is read and dropped before refusing it. */
-  private static final long DRAIN_BYTES = 16L * 1024 * 1024;
+  /** The protocol versions spoken. */
+  static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+
+  /** TLS 1.3's suites and TLS 1.2's forward-secret AEAD ones: no CBC, no SHA-1 MACs. */
+  static final List<String> CIPHERS =
+      List.of(
+          "TLS_AES_128_GCM_SHA256",
+          "TLS_AES_256_GCM_SHA384",
+          "TLS_CHACHA20_POLY1305_SHA256",
+          "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+          "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+          "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+          "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+          "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+          "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
 
   private static final Logger LOG = LoggerFactory.getLogger(WebhookServer.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpsServer server;
-  private final ExecutorService executor;
+  private final HttpEndpoint endpoint;
 
-  private WebhookServer(HttpsServer server, ExecutorService executor) {
-    this.server = server;
-    this.executor = executor;
+  private WebhookServer(HttpEndpoint endpoint) {
+    this.endpoint = endpoint;
   }
 
   /** Answers a review sent to a route's path; {@link Admission#review(Route, JsonNode)}. */
@@ -70,7 +73,7 @@ public final class WebhookServer implements AutoCloseable {
     JsonNode review(Route route, JsonNode review);
   }
 
-  /** A server to configure and start; nothing is opened or set until {@link Builder#start()}. */
+  /** A server to configure and start; nothing is opened until {@link Builder#start()}. */
   public static Builder builder() {
     return new Builder();
   }
@@ -83,10 +86,8 @@ public final class WebhookServer implements AutoCloseable {
     private InetSocketAddress address;
     private SSLContext tls;
     private Reviewer reviewer;
-    private BooleanSupplier ready = () -> true;
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Set<Route> routes = EnumSet.allOf(Route.class);
-    private boolean tuneJvmWideHttpServer;
 
     private Builder() {}
 
@@ -126,16 +127,9 @@ public final class WebhookServer implements AutoCloseable {
       return this;
     }
 
-    /** Answers {@code /readyz}: ready once the cluster view has synced. Ready when not given. */
-    public Builder ready(BooleanSupplier ready) {
-      this.ready = ready;
-      return this;
-    }
-
     /**
-     * Where the admission counters and latency histogram go: any Micrometer registry. {@code
-     * /metrics} is served only with a {@link PrometheusMeterRegistry}; an embedding operator
-     * usually scrapes its own.
+     * Where the admission counters and latency histogram go: any Micrometer registry (the
+     * operator's, which its management port serves).
      */
     public Builder meterRegistry(MeterRegistry registry) {
       this.registry = registry;
@@ -148,111 +142,73 @@ public final class WebhookServer implements AutoCloseable {
       return this;
     }
 
-    /**
-     * JVM-wide, opt-in: sets the JDK HTTP server's {@code sun.net.httpserver.nodelay} (without it a
-     * review waits on delayed ACKs, about 40 ms each) and 30-second {@code maxReqTime} and {@code
-     * maxRspTime} (a stalled client cannot hold a thread), unless already set. The JDK reads them
-     * once, so they reach every {@code com.sun.net.httpserver} server of the JVM. {@code kvcache
-     * run} and {@code kvcache webhook} turn this on.
-     */
-    public Builder tuneJvmWideHttpServer(boolean tune) {
-      this.tuneJvmWideHttpServer = tune;
-      return this;
-    }
-
     /** Binds and serves; throws when the address is taken or a required part is missing. */
-    public WebhookServer start() throws IOException {
+    public WebhookServer start() {
       if (address == null || tls == null || reviewer == null) {
         throw new IllegalStateException(
             "a webhook server needs address(...), keys(...) or sslContext(...), and admission(...)"
                 + " or reviewer(...)");
       }
-      if (tuneJvmWideHttpServer) {
-        for (String[] p :
-            new String[][] {
-              {"sun.net.httpserver.maxReqTime", "30"},
-              {"sun.net.httpserver.maxRspTime", "30"},
-              {"sun.net.httpserver.nodelay", "true"}
-            }) {
-          System.setProperty(p[0], System.getProperty(p[0], p[1]));
-        }
-      }
-      return WebhookServer.start(this);
+      int cpus = Runtime.getRuntime().availableProcessors();
+      WebhookMetrics metrics = new WebhookMetrics(registry);
+      Reviewer admission = reviewer;
+      Set<Route> served = EnumSet.copyOf(routes.isEmpty() ? EnumSet.noneOf(Route.class) : routes);
+      HttpEndpoint endpoint =
+          HttpEndpoint.start(
+              "kvcache-webhook",
+              address,
+              Optional.of(
+                  new JdkSslContext(
+                      tls,
+                      false,
+                      CIPHERS,
+                      SupportedCipherSuiteFilter.INSTANCE,
+                      ApplicationProtocolConfig.DISABLED,
+                      ClientAuth.NONE,
+                      PROTOCOLS,
+                      false)),
+              new HttpEndpoint.Limits(
+                  MAX_BODY_BYTES,
+                  Duration.ofSeconds(10),
+                  Duration.ofSeconds(10),
+                  1024,
+                  Math.max(1, cpus),
+                  Math.max(4, cpus * 2)),
+              request -> route(request, served, admission, metrics));
+      LOG.info(
+          "webhook listening on https://{}:{}",
+          endpoint.address().getHostString(),
+          endpoint.address().getPort());
+      return new WebhookServer(endpoint);
     }
-  }
-
-  private static WebhookServer start(Builder b) throws IOException {
-    SSLContext tls = b.tls;
-    HttpsServer server = HttpsServer.create(b.address, 128);
-    server.setHttpsConfigurator(
-        new HttpsConfigurator(tls) {
-          @Override
-          public void configure(HttpsParameters params) {
-            SSLParameters p = tls.getDefaultSSLParameters();
-            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
-            params.setSSLParameters(p);
-          }
-        });
-    WebhookMetrics metrics = new WebhookMetrics(b.registry);
-    Reviewer admission = b.reviewer;
-    for (Route route : b.routes) {
-      server.createContext(route.path(), exchange -> admit(exchange, route, admission, metrics));
-    }
-    BooleanSupplier ready = b.ready;
-    server.createContext("/healthz", exchange -> plain(exchange, 200, "ok"));
-    server.createContext(
-        "/readyz",
-        exchange -> {
-          boolean isReady = ready.getAsBoolean();
-          plain(exchange, isReady ? 200 : 503, isReady ? "ready" : "informers have not synced yet");
-        });
-    if (b.registry instanceof PrometheusMeterRegistry prometheus) {
-      server.createContext(
-          "/metrics",
-          exchange -> {
-            byte[] body = prometheus.scrape().getBytes(StandardCharsets.UTF_8);
-            exchange
-                .getResponseHeaders()
-                .set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-            send(exchange, 200, body);
-          });
-    }
-    server.createContext(
-        "/",
-        exchange -> plain(exchange, 404, "no such path: " + exchange.getRequestURI().getPath()));
-    int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
-    AtomicInteger n = new AtomicInteger();
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            threads,
-            r -> {
-              Thread t = new Thread(r, "kvcache-webhook-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(executor);
-    server.start();
-    LOG.info(
-        "webhook listening on https://{}:{}",
-        server.getAddress().getHostString(),
-        server.getAddress().getPort());
-    return new WebhookServer(server, executor);
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return endpoint.address();
   }
 
   /** Stops accepting, lets requests in flight finish (up to two seconds), and stops. */
   @Override
   public void close() {
-    server.stop(2);
-    executor.shutdown();
-    try {
-      executor.awaitTermination(2, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    endpoint.close();
+  }
+
+  /** The route a path names, answered and counted; any other path is a 404. */
+  private static HttpEndpoint.Response route(
+      HttpEndpoint.Request request, Set<Route> served, Reviewer admission, WebhookMetrics metrics) {
+    Optional<Route> route =
+        served.stream().filter(r -> r.path().equals(request.path())).findFirst();
+    if (route.isEmpty()) {
+      return HttpEndpoint.Response.text(404, "no such path: " + firstLine(request.path()));
     }
+    long start = System.nanoTime();
+    Reply reply = answer(request, route.get(), admission);
+    metrics.record(WebhookMetrics.name(route.get()), reply.verdict(), System.nanoTime() - start);
+    return new HttpEndpoint.Response(
+        reply.status(),
+        reply.contentType(),
+        reply.body(),
+        reply.status() == 405 ? Map.of("Allow", "POST") : Map.of());
   }
 
   /** An answer ready to send: counted before it is sent, so a scrape right after sees it. */
@@ -266,48 +222,17 @@ public final class WebhookServer implements AutoCloseable {
     }
   }
 
-  private static void admit(
-      HttpExchange exchange, Route route, Reviewer admission, WebhookMetrics metrics) {
-    long start = System.nanoTime();
-    try (exchange) {
-      Reply reply;
-      try {
-        reply = answer(exchange, route, admission);
-      } catch (IOException e) {
-        reply = Reply.plain(400, "the body could not be read: " + e.getMessage());
-      }
-      metrics.record(WebhookMetrics.name(route), reply.verdict(), System.nanoTime() - start);
-      if (reply.status() == 405) {
-        exchange.getResponseHeaders().set("Allow", "POST");
-      }
-      exchange.getResponseHeaders().set("Content-Type", reply.contentType());
-      send(exchange, reply.status(), reply.body());
-    } catch (IOException e) {
-      LOG.debug("client went away: {}", e.getMessage());
-    }
-  }
-
-  private static Reply answer(HttpExchange exchange, Route route, Reviewer admission)
-      throws IOException {
-    if (!exchange.getRequestURI().getPath().equals(route.path())) {
-      return Reply.plain(404, "no such path: " + exchange.getRequestURI().getPath());
-    }
-    if (!"POST".equals(exchange.getRequestMethod())) {
+  private static Reply answer(HttpEndpoint.Request request, Route route, Reviewer admission) {
+    if (!"POST".equals(request.method())) {
       return Reply.plain(405, "admission reviews are POSTed");
     }
-    // The body is read before any refusal, so a client still sending it gets the answer instead
-    // of a stalled connection.
-    byte[] body = readBody(exchange);
-    if (body == null) {
-      return Reply.plain(413, "the body is larger than " + MAX_BODY_BYTES + " bytes");
-    }
-    String type = exchange.getRequestHeaders().getFirst("Content-Type");
+    String type = request.contentType().orElse(null);
     if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
       return Reply.plain(415, "the content type must be application/json, not " + type);
     }
     JsonNode review;
     try {
-      review = JSON.readTree(body);
+      review = JSON.readTree(request.body());
     } catch (IOException e) {
       return Reply.plain(400, "the body is not JSON: " + firstLine(e.getMessage()));
     }
@@ -337,57 +262,10 @@ public final class WebhookServer implements AutoCloseable {
             : !response.path("allowed").asBoolean(false)
                 ? "denied"
                 : response.has("patch") ? "patched" : "allowed";
-    return new Reply(200, "application/json", JSON.writeValueAsBytes(answer), verdict);
-  }
-
-  /**
-   * The body, or null when it exceeds the limit. An oversized body is read and dropped (up to a
-   * bound) so the refusal reaches a client still sending, instead of a reset connection.
-   */
-  private static byte[] readBody(HttpExchange exchange) throws IOException {
-    try (InputStream in = exchange.getRequestBody()) {
-      // Sized by Content-Length when the client sends one (the API server does): reading up to
-      // the limit instead allocates a 16 KiB buffer for every review, most of all allocation in
-      // a profile of the webhook under load.
-      long declared = contentLength(exchange);
-      byte[] body =
-          declared >= 0 && declared <= MAX_BODY_BYTES
-              ? in.readNBytes((int) declared)
-              : in.readNBytes(MAX_BODY_BYTES + 1);
-      if (body.length <= MAX_BODY_BYTES) {
-        return body;
-      }
-      byte[] sink = new byte[64 * 1024];
-      long drained = 0;
-      for (int n; drained < DRAIN_BYTES && (n = in.read(sink)) > 0; ) {
-        drained += n;
-      }
-      return null;
-    }
-  }
-
-  /** The request's Content-Length, or -1 when absent or unreadable (then the limit applies). */
-  private static long contentLength(HttpExchange exchange) {
-    String value = exchange.getRequestHeaders().getFirst("Content-Length");
-    if (value == null) {
-      return -1;
-    }
     try {
-      return Long.parseLong(value.strip());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
-  }
-
-  private static void plain(HttpExchange exchange, int status, String reason) throws IOException {
-    exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-    send(exchange, status, (firstLine(reason) + "\n").getBytes(StandardCharsets.UTF_8));
-  }
-
-  private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
-    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(body);
+      return new Reply(200, "application/json", JSON.writeValueAsBytes(answer), verdict);
+    } catch (IOException e) {
+      throw new IllegalStateException("an admission answer did not serialize", e);
     }
   }
 

@@ -24,7 +24,6 @@ final class BenchServer {
         .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
         .reviewer(reviewer)
         .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-        .tuneJvmWideHttpServer(true)
         .start();
   }
 

@@ -59,7 +59,6 @@ class WebhookFuzzTest {
             .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
             .admission(admission)
             .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-            .tuneJvmWideHttpServer(true)
             .start()) {
       HttpClient client = TestCertificates.client(List.of(pair.certificate()));
       for (int i = 0; i < BODIES; i++) {

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -39,7 +40,6 @@ class WebhookServerTest {
   static TestCertificates.Pair pair;
   static WebhookServer server;
   static HttpClient client;
-  static final AtomicBoolean ready = new AtomicBoolean(false);
 
   static List<HasMetadata> cluster() {
     var s = KvCacheSerialization.create();
@@ -75,6 +75,9 @@ class WebhookServerTest {
         + "\"},\"quota\":{\"ceiling\":\"1Gi\"}}}}}";
   }
 
+  static final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
   @BeforeAll
   static void start() throws Exception {
     pair = TestCertificates.write(dir.resolve("a"), "webhook-a", "RSA");
@@ -88,9 +91,7 @@ class WebhookServerTest {
         .address(new InetSocketAddress("127.0.0.1", 0))
         .keys(new ReloadingKeyManager(keys.cert(), keys.key()))
         .admission(admission)
-        .ready(ready::get)
-        .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-        .tuneJvmWideHttpServer(true)
+        .meterRegistry(registry)
         .start();
   }
 
@@ -170,21 +171,86 @@ class WebhookServerTest {
   }
 
   @Test
-  void health_readiness_and_metrics_are_served() throws Exception {
-    assertThat(get("/healthz").statusCode()).isEqualTo(200);
-    ready.set(false);
-    assertThat(get("/readyz").statusCode()).isEqualTo(503);
-    ready.set(true);
-    assertThat(get("/readyz").statusCode()).isEqualTo(200);
+  void the_port_serves_admission_only_and_counts_into_the_operators_registry() throws Exception {
+    for (String path : List.of("/healthz", "/readyz", "/metrics")) {
+      assertThat(get(path).statusCode()).as(path + " is the management port's").isEqualTo(404);
+    }
     post("/validate/kvcachepoolbindings", "application/json", bindingReview("u-3", "auto"));
     post("/mutate/pods", "application/json", podReview("u-4"));
-    String metrics = get("/metrics").body();
-    assertThat(metrics)
+    assertThat(registry.scrape())
         .containsPattern(
             "kvcache_admission_requests_total\\{handler=\"kv_cache_pool_binding\",verdict=\"denied\"} [1-9]")
         .containsPattern(
             "kvcache_admission_requests_total\\{handler=\"pod_injection\",verdict=\"patched\"} [1-9]")
         .contains("kvcache_admission_duration_seconds_bucket{handler=\"pod_injection\"");
+  }
+
+  @Test
+  void tls_1_2_speaks_forward_secret_aead_suites_only() throws Exception {
+    try (SSLSocket socket = socket(List.of(pair.certificate()), "TLSv1.2")) {
+      socket.startHandshake();
+      assertThat(socket.getSession().getCipherSuite()).contains("_GCM_").startsWith("TLS_ECDHE_");
+    }
+    assertThatThrownBy(
+            () -> {
+              try (SSLSocket socket = socket(List.of(pair.certificate()), "TLSv1.2")) {
+                socket.setEnabledCipherSuites(
+                    new String[] {
+                      "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"
+                    });
+                socket.startHandshake();
+              }
+            })
+        .as("CBC with SHA-1 is refused")
+        .isInstanceOf(javax.net.ssl.SSLException.class);
+  }
+
+  @Test
+  void fifty_half_open_connections_and_fifty_unfinished_requests_hold_up_no_review()
+      throws Exception {
+    List<java.io.Closeable> held = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < 50; i++) {
+        // TCP open, no TLS handshake at all
+        held.add(new java.net.Socket("127.0.0.1", server.address().getPort()));
+      }
+      for (int i = 0; i < 50; i++) {
+        SSLSocket socket = socket(List.of(pair.certificate()), "TLSv1.3");
+        socket.startHandshake();
+        socket
+            .getOutputStream()
+            .write(
+                "POST /mutate/pods HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
+                    .getBytes(StandardCharsets.UTF_8));
+        socket.getOutputStream().flush();
+        held.add(socket);
+      }
+      long start = System.nanoTime();
+      HttpResponse<String> r = post("/mutate/pods", "application/json", podReview("u-slow"));
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+    } finally {
+      for (java.io.Closeable c : held) {
+        c.close();
+      }
+    }
+  }
+
+  @Test
+  void an_unfinished_request_is_closed_at_its_deadline() throws Exception {
+    try (SSLSocket socket = socket(List.of(pair.certificate()), "TLSv1.3")) {
+      socket.startHandshake();
+      socket
+          .getOutputStream()
+          .write("POST /mutate/pods HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().flush();
+      socket.setSoTimeout(15_000);
+      long start = System.nanoTime();
+      assertThat(socket.getInputStream().read()).as("closed, nothing answered").isEqualTo(-1);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThan(Duration.ofSeconds(8))
+          .isLessThan(Duration.ofSeconds(13));
+    }
   }
 
   @Test

@@ -160,9 +160,7 @@ final class RunCommand implements Callable<Integer> {
                 .address(Listen.parse(webhookListen))
                 .keys(keys)
                 .admission(new Admission(engines, view))
-                .ready(view::synced)
                 .meterRegistry(registry)
-                .tuneJvmWideHttpServer(true)
                 .start();
       }
       BooleanSupplier webhookReady = view == null ? () -> true : view::synced;

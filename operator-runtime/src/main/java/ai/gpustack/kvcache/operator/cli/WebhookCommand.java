@@ -2,12 +2,14 @@ package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.cluster.InformerClusterView;
+import ai.gpustack.kvcache.operator.HealthServer;
 import ai.gpustack.kvcache.operator.Metrics;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -40,6 +42,14 @@ final class WebhookCommand implements Callable<Integer> {
   String listen;
 
   @Option(
+      names = "--health-listen",
+      defaultValue = "0.0.0.0:8080",
+      description =
+          "host:port of /healthz, /readyz (the cluster view synced) and /metrics (default"
+              + " ${DEFAULT-VALUE}).")
+  String healthListen;
+
+  @Option(
       names = "--kubeconfig",
       description = "Kubeconfig file; in-cluster or ~/.kube/config when absent.")
   Path kubeconfig;
@@ -47,6 +57,7 @@ final class WebhookCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
+  @SuppressWarnings("try") // the health server only has to run meanwhile
   public Integer call() throws Exception {
     ReloadingKeyManager keys;
     try {
@@ -63,6 +74,7 @@ final class WebhookCommand implements Callable<Integer> {
       return 2;
     }
     CountDownLatch stop = new CountDownLatch(1);
+    PrometheusMeterRegistry registry = Metrics.registry();
     try (client;
         InformerClusterView view = InformerClusterView.start(client);
         WebhookServer server =
@@ -70,10 +82,10 @@ final class WebhookCommand implements Callable<Integer> {
                 .address(Listen.parse(listen))
                 .keys(keys)
                 .admission(new Admission(EngineRegistry.load(), view))
-                .ready(view::synced)
-                .meterRegistry(Metrics.registry())
-                .tuneJvmWideHttpServer(true)
-                .start()) {
+                .meterRegistry(registry)
+                .start();
+        HealthServer health =
+            HealthServer.start(Listen.parse(healthListen), () -> true, view::synced, registry)) {
       Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
       spec.commandLine()
           .getErr()

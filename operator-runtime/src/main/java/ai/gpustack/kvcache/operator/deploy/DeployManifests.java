@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
@@ -55,7 +56,7 @@ public final class DeployManifests {
         "kustomize/base/rbac.yaml", yaml(rbac(Permissions.cluster(), Permissions.system(), "")));
     files.put("kustomize/base/operator.yaml", yaml(serviceAccount(), deployment(), budget()));
     files.put("kustomize/base/webhook.yaml", yaml(service(), mutating(), validating()));
-    files.put("kustomize/base/policy.yaml", yaml(OperatorPodPolicy.objects()));
+    files.put("kustomize/base/policy.yaml", yaml(OperatorPodPolicy.objects(), networkPolicy()));
     files.put(
         "kustomize/base/kustomization.yaml",
         kustomization(
@@ -279,6 +280,47 @@ public final class DeployManifests {
         .build();
   }
 
+  /**
+   * Who may reach the operator's Pods: the webhook port from anywhere, since the API server is no
+   * Pod a selector could name (narrow it with an ipBlock of the control plane's addresses), and the
+   * management port only from namespaces labelled {@value #SCRAPE_LABEL}; the kubelet's probes come
+   * from the node.
+   */
+  private static HasMetadata networkPolicy() {
+    return new NetworkPolicyBuilder()
+        .withNewMetadata()
+        .withName(NAME)
+        .withLabels(LABELS)
+        .endMetadata()
+        .withNewSpec()
+        .withNewPodSelector()
+        .withMatchLabels(Map.of("app.kubernetes.io/name", NAME))
+        .endPodSelector()
+        .withPolicyTypes("Ingress")
+        .addNewIngress()
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(new IntOrString(9443))
+        .endPort()
+        .endIngress()
+        .addNewIngress()
+        .addNewFrom()
+        .withNewNamespaceSelector()
+        .withMatchLabels(Map.of(SCRAPE_LABEL, "true"))
+        .endNamespaceSelector()
+        .endFrom()
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(new IntOrString(8080))
+        .endPort()
+        .endIngress()
+        .endSpec()
+        .build();
+  }
+
+  /** The namespace label that lets a namespace's Pods (Prometheus) read the management port. */
+  static final String SCRAPE_LABEL = "kvcache.gpustack.ai/scrape";
+
   private static HasMetadata service() {
     return new ServiceBuilder()
         .withNewMetadata()
@@ -291,11 +333,6 @@ public final class DeployManifests {
         .withName("webhook")
         .withPort(443)
         .withTargetPort(new IntOrString("webhook"))
-        .endPort()
-        .addNewPort()
-        .withName("http-metrics")
-        .withPort(8080)
-        .withTargetPort(new IntOrString("http"))
         .endPort()
         .endSpec()
         .build();

@@ -131,8 +131,8 @@ class ProcessIT {
         await("readyz", () -> send(http, "http://127.0.0.1:" + health + "/readyz") == 200);
         HttpClient https = TestCertificates.client(List.of(pair.certificate()));
         await(
-            "webhook healthz",
-            () -> send(https, "https://localhost:" + webhook + "/healthz") == 200);
+            "the webhook answering",
+            () -> send(https, "https://localhost:" + webhook + "/healthz") == 404);
         TestObjects.apply(
             cluster.client(),
             """
@@ -195,6 +195,7 @@ class ProcessIT {
       assertThat(bad.exitValue()).isEqualTo(2);
       TestCertificates.Pair pair = TestCertificates.write(dir.resolve("tls"), "webhook", "EC");
       int port = freePort();
+      int management = freePort();
       Process webhook =
           start(
               "webhook",
@@ -205,10 +206,13 @@ class ProcessIT {
               "--tls-key",
               pair.key().toString(),
               "--listen",
-              "127.0.0.1:" + port);
+              "127.0.0.1:" + port,
+              "--health-listen",
+              "127.0.0.1:" + management);
       try {
         HttpClient https = TestCertificates.client(List.of(pair.certificate()));
-        await("ready", () -> send(https, "https://localhost:" + port + "/readyz") == 200);
+        HttpClient http = HttpClient.newHttpClient();
+        await("ready", () -> send(http, "http://127.0.0.1:" + management + "/readyz") == 200);
         HttpResponse<String> answer =
             https.send(
                 HttpRequest.newBuilder(

@@ -107,6 +107,7 @@ class DeployManifestsTest {
             "Deployment",
             "MutatingWebhookConfiguration",
             "Namespace",
+            "NetworkPolicy",
             "PodDisruptionBudget",
             "Role",
             "RoleBinding",
