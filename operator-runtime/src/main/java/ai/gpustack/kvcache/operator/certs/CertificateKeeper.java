@@ -18,11 +18,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +32,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the webhook's self-issued certificate: the CA and serving pair live in the Secret {@value
- * #SECRET} (created by whichever replica gets there first, renewed before it ends), every replica
- * serves the pair from {@code dir}, and both webhook configurations carry the CA as their {@code
- * caBundle}. Each pass is idempotent; it runs at start and every {@link #PERIOD}.
+ * Keeps the webhook's self-issued certificate: the serving pair and the CAs to trust live in the
+ * Secret {@value #SECRET} (created by whichever replica gets there first), no CA key anywhere (each
+ * pair has a CA of its own, forgotten once it signed), every replica serves the pair from {@code
+ * dir}, and both webhook configurations carry the trusted CAs as their {@code caBundle}. A month
+ * before the pair ends a new one is staged, trusted beside the old, and served two passes later.
+ * Each pass is idempotent; it runs at start and every {@link #PERIOD}.
  */
 public final class CertificateKeeper implements AutoCloseable {
   public static final String SECRET = "kvcache-webhook-tls";
@@ -98,39 +102,56 @@ public final class CertificateKeeper implements AutoCloseable {
     }
   }
 
-  /** One pass: the Secret current, the files equal to it, the caBundles equal to its CA. */
+  /** One pass: the Secret current, the files equal to what it serves, the caBundles to its CAs. */
   void pass() {
-    WebhookCertificate certificate = current();
-    write(certificate);
+    Stored stored = current();
+    write(stored.serving());
     String bundle =
-        Base64.getEncoder().encodeToString(certificate.caCert().getBytes(StandardCharsets.UTF_8));
+        Base64.getEncoder().encodeToString(stored.trusted().getBytes(StandardCharsets.UTF_8));
     caBundle(MutatingWebhookConfiguration.class, bundle);
     caBundle(ValidatingWebhookConfiguration.class, bundle);
   }
 
-  private WebhookCertificate current() {
+  /**
+   * What the Secret holds: the pair served, the CAs the API server is to trust (the served pair's,
+   * and while they change places the next pair's or the previous one's), and the next pair, staged
+   * and already trusted, until it is served.
+   */
+  record Stored(
+      WebhookCertificate serving,
+      String trusted,
+      Optional<WebhookCertificate> next,
+      Optional<Instant> since) {}
+
+  /**
+   * The Secret brought one step on, then read back. A renewal never serves a certificate the API
+   * server does not trust yet: the next pair is staged with its CA added to the trusted ones,
+   * served {@link #PROMOTE_AFTER} later (every replica has published the wider bundle by then), and
+   * the old CA is dropped {@link #RETIRE_AFTER} after that (every replica serves the new pair).
+   */
+  private Stored current() {
     for (int attempt = 0; ; attempt++) {
       Secret secret = client.secrets().inNamespace(Settings.NAMESPACE).withName(SECRET).get();
       try {
+        Instant now = clock.instant();
         if (secret == null) {
-          WebhookCertificate issued = WebhookCertificate.issue(names, clock.instant());
-          client.resource(secret(issued, null)).create();
+          WebhookCertificate issued = WebhookCertificate.issue(names, now);
+          Stored fresh = new Stored(issued, issued.caCert(), Optional.empty(), Optional.empty());
+          client.resource(secret(fresh, null)).create();
           LOG.info("issued the webhook certificate into Secret {}/{}", Settings.NAMESPACE, SECRET);
-          return issued;
+          return fresh;
         }
-        WebhookCertificate stored = read(secret);
-        if (!stored.needsRenewal(clock.instant()) && stored.covers(names)) {
+        Stored stored = read(secret);
+        Stored next = step(stored, now);
+        boolean oldFormat = secret.getData() != null && secret.getData().containsKey("ca.key");
+        if (next.equals(stored) && !oldFormat) {
           return stored;
         }
-        WebhookCertificate renewed =
-            stored.caKey().isEmpty() || stored.caCert().isEmpty()
-                ? WebhookCertificate.issue(names, clock.instant())
-                : stored.renew(names, clock.instant());
-        client.resource(secret(renewed, secret.getMetadata().getResourceVersion())).update();
-        LOG.info("renewed the webhook certificate in Secret {}/{}", Settings.NAMESPACE, SECRET);
-        return renewed;
+        client.resource(secret(next, secret.getMetadata().getResourceVersion())).update();
+        LOG.info("moved the webhook certificate on in Secret {}/{}", Settings.NAMESPACE, SECRET);
+        return next;
       } catch (KubernetesClientException e) {
-        // Another replica created or renewed it first: read theirs.
+        // Another replica wrote it first: read theirs.
         if ((e.getCode() != 409) || attempt >= 3) {
           throw e;
         }
@@ -138,14 +159,69 @@ public final class CertificateKeeper implements AutoCloseable {
     }
   }
 
-  private static WebhookCertificate read(Secret secret) {
-    Map<String, String> data = secret.getData() == null ? Map.of() : secret.getData();
-    return new WebhookCertificate(
-        decode(data.get("ca.crt")),
-        decode(data.get("ca.key")),
-        decode(data.get("tls.crt")),
-        decode(data.get("tls.key")));
+  /** How long a staged pair is trusted before it is served. */
+  static final Duration PROMOTE_AFTER = PERIOD.multipliedBy(2);
+
+  /** How long the previous CA stays trusted after its pair stopped being served. */
+  static final Duration RETIRE_AFTER = Duration.ofHours(1);
+
+  /** The one step {@code stored} takes at {@code now}, or {@code stored} when none is due. */
+  private Stored step(Stored stored, Instant now) {
+    WebhookCertificate serving = stored.serving();
+    if (stored.next().isPresent()) {
+      WebhookCertificate next = stored.next().get();
+      boolean due = stored.since().map(t -> !now.isBefore(t.plus(PROMOTE_AFTER))).orElse(true);
+      return due || serving.expired(now)
+          ? new Stored(next, stored.trusted(), Optional.empty(), Optional.of(now))
+          : stored;
+    }
+    if (serving.expired(now)) {
+      // Nothing can be served meanwhile anyway: replace it at once.
+      WebhookCertificate issued = WebhookCertificate.issue(names, now);
+      return new Stored(issued, issued.caCert(), Optional.empty(), Optional.empty());
+    }
+    if (serving.needsRenewal(now) || !serving.covers(names)) {
+      WebhookCertificate next = WebhookCertificate.issue(names, now);
+      return new Stored(
+          serving, serving.caCert() + next.caCert(), Optional.of(next), Optional.of(now));
+    }
+    boolean retired = stored.since().map(t -> !now.isBefore(t.plus(RETIRE_AFTER))).orElse(false);
+    if (retired || (stored.since().isEmpty() && !stored.trusted().equals(serving.caCert()))) {
+      return new Stored(serving, serving.caCert(), Optional.empty(), Optional.empty());
+    }
+    return stored;
   }
+
+  private static Stored read(Secret secret) {
+    Map<String, String> data = secret.getData() == null ? Map.of() : secret.getData();
+    String ca = decode(data.get("ca.crt"));
+    WebhookCertificate serving =
+        new WebhookCertificate(
+            decode(data.get(SERVING_CA)).isEmpty() ? ca : decode(data.get(SERVING_CA)),
+            decode(data.get("tls.crt")),
+            decode(data.get("tls.key")));
+    Optional<WebhookCertificate> next =
+        data.containsKey("next.crt")
+            ? Optional.of(
+                new WebhookCertificate(
+                    decode(data.get(NEXT_CA)),
+                    decode(data.get("next.crt")),
+                    decode(data.get("next.key"))))
+            : Optional.empty();
+    Optional<Instant> since =
+        Optional.ofNullable(secret.getMetadata().getAnnotations())
+            .map(a -> a.get(SINCE))
+            .map(Instant::parse);
+    return new Stored(serving, ca, next, since);
+  }
+
+  /** The served pair's own CA (ca.crt may hold two while they change places). */
+  private static final String SERVING_CA = "tls-ca.crt";
+
+  private static final String NEXT_CA = "next-ca.crt";
+
+  /** When the last step was taken: a pair staged, or served. */
+  private static final String SINCE = "kvcache.gpustack.ai/certificate-step";
 
   private static String decode(String value) {
     return value == null
@@ -153,21 +229,42 @@ public final class CertificateKeeper implements AutoCloseable {
         : new String(Base64.getDecoder().decode(value), StandardCharsets.UTF_8);
   }
 
-  private static Secret secret(WebhookCertificate c, String resourceVersion) {
+  private static Secret secret(Stored s, String resourceVersion) {
     Base64.Encoder b64 = Base64.getEncoder();
-    return new SecretBuilder()
-        .withNewMetadata()
-        .withName(SECRET)
-        .withNamespace(Settings.NAMESPACE)
-        .withResourceVersion(resourceVersion)
-        .addToLabels("app.kubernetes.io/managed-by", "kvcache-operator")
-        .endMetadata()
-        .withType("kubernetes.io/tls")
-        .addToData("ca.crt", b64.encodeToString(c.caCert().getBytes(StandardCharsets.UTF_8)))
-        .addToData("ca.key", b64.encodeToString(c.caKey().getBytes(StandardCharsets.UTF_8)))
-        .addToData("tls.crt", b64.encodeToString(c.tlsCert().getBytes(StandardCharsets.UTF_8)))
-        .addToData("tls.key", b64.encodeToString(c.tlsKey().getBytes(StandardCharsets.UTF_8)))
-        .build();
+    SecretBuilder secret =
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName(SECRET)
+            .withNamespace(Settings.NAMESPACE)
+            .withResourceVersion(resourceVersion)
+            .addToLabels("app.kubernetes.io/managed-by", "kvcache-operator")
+            .endMetadata()
+            .withType("kubernetes.io/tls")
+            .addToData("ca.crt", b64.encodeToString(s.trusted().getBytes(StandardCharsets.UTF_8)))
+            .addToData(
+                SERVING_CA,
+                b64.encodeToString(s.serving().caCert().getBytes(StandardCharsets.UTF_8)))
+            .addToData(
+                "tls.crt",
+                b64.encodeToString(s.serving().tlsCert().getBytes(StandardCharsets.UTF_8)))
+            .addToData(
+                "tls.key",
+                b64.encodeToString(s.serving().tlsKey().getBytes(StandardCharsets.UTF_8)));
+    s.next()
+        .ifPresent(
+            n ->
+                secret
+                    .addToData(
+                        NEXT_CA, b64.encodeToString(n.caCert().getBytes(StandardCharsets.UTF_8)))
+                    .addToData(
+                        "next.crt",
+                        b64.encodeToString(n.tlsCert().getBytes(StandardCharsets.UTF_8)))
+                    .addToData(
+                        "next.key",
+                        b64.encodeToString(n.tlsKey().getBytes(StandardCharsets.UTF_8))));
+    s.since()
+        .ifPresent(t -> secret.editMetadata().addToAnnotations(SINCE, t.toString()).endMetadata());
+    return secret.build();
   }
 
   /** Writes the pair when it differs; each file is replaced whole, so a reader never sees half. */

@@ -20,7 +20,6 @@ import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -33,7 +32,6 @@ import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.OperatorCreationException;
@@ -41,33 +39,47 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.bouncycastle.util.IPAddress;
 
 /**
- * A CA and the webhook's serving certificate signed by it, as the PEM a Secret holds. EC P-256
- * keys; the CA lives ten years, the serving certificate one, renewed a month before it ends.
+ * The webhook's serving certificate and the CA that signed it, as the PEM a Secret holds. EC P-256
+ * keys. The CA signs this one certificate and its key is then forgotten: nothing that reads the
+ * Secret can sign another, and a renewal is a new CA with a new certificate, trusted beside the old
+ * one while they change places. The serving certificate lives a year, its CA a day longer.
  */
-public record WebhookCertificate(String caCert, String caKey, String tlsCert, String tlsKey) {
-  static final Duration CA_LIFETIME = Duration.ofDays(3650);
+public record WebhookCertificate(String caCert, String tlsCert, String tlsKey) {
   static final Duration SERVING_LIFETIME = Duration.ofDays(365);
+  static final Duration CA_LIFETIME = SERVING_LIFETIME.plusDays(1);
   static final Duration RENEW_BEFORE = Duration.ofDays(30);
 
   /**
    * A new CA and a serving certificate for {@code names}: DNS names, and IP addresses written as
-   * literals ({@code 127.0.0.1}), which become IP address entries.
+   * literals ({@code 127.0.0.1}), which become IP address entries. The CA's key is not kept.
    */
   public static WebhookCertificate issue(List<String> names, Instant now) {
     KeyPair ca = keys();
-    X500Name caName = new X500Name("CN=kvcache-webhook-ca");
+    X500Name caName = new X500Name("CN=kvcache-webhook-ca-" + now.getEpochSecond());
     JcaX509v3CertificateBuilder builder = builder(caName, caName, ca, now, CA_LIFETIME);
-    extension(builder, Extension.basicConstraints, true, new BasicConstraints(true));
+    extension(builder, Extension.basicConstraints, true, new BasicConstraints(0));
     extension(
         builder, Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
     X509Certificate caCert = sign(builder, ca.getPrivate());
-    return serving(pem(caCert), pem(ca.getPrivate()), caCert, ca.getPrivate(), names, now);
+    return serving(pem(caCert), caCert, ca.getPrivate(), names, now);
   }
 
-  /** The same CA, with a new serving certificate for {@code names}. */
-  public WebhookCertificate renew(List<String> names, Instant now) {
-    X509Certificate ca = certificate(caCert);
-    return serving(caCert, caKey, ca, privateKey(caKey), names, now);
+  /** Whether the serving certificate ends within the renewal window (or is unreadable). */
+  public boolean needsRenewal(Instant now) {
+    try {
+      return certificate(tlsCert).getNotAfter().toInstant().isBefore(now.plus(RENEW_BEFORE));
+    } catch (RuntimeException e) {
+      return true;
+    }
+  }
+
+  /** Whether the serving certificate has ended, or cannot be read: nobody can be served it. */
+  public boolean expired(Instant now) {
+    try {
+      return !certificate(tlsCert).getNotAfter().toInstant().isAfter(now);
+    } catch (RuntimeException e) {
+      return true;
+    }
   }
 
   /** Whether the serving certificate names every one of {@code names} (or is unreadable: no). */
@@ -97,23 +109,8 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
     }
   }
 
-  /** Whether the serving certificate ends within the renewal window (or is unreadable). */
-  public boolean needsRenewal(Instant now) {
-    try {
-      return certificate(tlsCert).getNotAfter().toInstant().isBefore(now.plus(RENEW_BEFORE))
-          || certificate(caCert).getNotAfter().toInstant().isBefore(now.plus(SERVING_LIFETIME));
-    } catch (RuntimeException e) {
-      return true;
-    }
-  }
-
   private static WebhookCertificate serving(
-      String caPem,
-      String caKeyPem,
-      X509Certificate ca,
-      PrivateKey caKey,
-      List<String> names,
-      Instant now) {
+      String caPem, X509Certificate ca, PrivateKey caKey, List<String> names, Instant now) {
     KeyPair serving = keys();
     JcaX509v3CertificateBuilder builder =
         builder(
@@ -146,7 +143,7 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
                             : new GeneralName(GeneralName.dNSName, n))
                 .toArray(GeneralName[]::new)));
     X509Certificate cert = sign(builder, caKey);
-    return new WebhookCertificate(caPem, caKeyPem, pem(cert), pem(serving.getPrivate()));
+    return new WebhookCertificate(caPem, pem(cert), pem(serving.getPrivate()));
   }
 
   private static KeyPair keys() {
@@ -207,14 +204,6 @@ public record WebhookCertificate(String caCert, String caKey, String tlsCert, St
           .getCertificate((X509CertificateHolder) parser.readObject());
     } catch (IOException | GeneralSecurityException | ClassCastException e) {
       throw new IllegalArgumentException("not a PEM certificate", e);
-    }
-  }
-
-  private static PrivateKey privateKey(String pem) {
-    try (PEMParser parser = new PEMParser(new StringReader(pem))) {
-      return new JcaPEMKeyConverter().getPrivateKey((PrivateKeyInfo) parser.readObject());
-    } catch (IOException | ClassCastException e) {
-      throw new IllegalArgumentException("not a PEM PKCS#8 key", e);
     }
   }
 }

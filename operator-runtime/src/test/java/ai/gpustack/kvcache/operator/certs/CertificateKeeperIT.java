@@ -72,7 +72,9 @@ class CertificateKeeperIT {
             CertificateKeeper.start(client, List.of(), dir.resolve("b"), at(now))) {
       Secret secret = secret();
       assertThat(secret.getType()).isEqualTo("kubernetes.io/tls");
-      assertThat(secret.getData()).containsOnlyKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
+      assertThat(secret.getData())
+          .as("no CA key is kept anywhere")
+          .containsOnlyKeys("ca.crt", "tls-ca.crt", "tls.crt", "tls.key");
       assertThat(Files.readString(first.certFile())).isEqualTo(decode(secret, "tls.crt"));
       assertThat(Files.readString(second.certFile())).isEqualTo(Files.readString(first.certFile()));
       assertThat(Files.readString(second.keyFile())).isEqualTo(decode(secret, "tls.key"));
@@ -107,27 +109,111 @@ class CertificateKeeperIT {
     }
   }
 
+  /** The CAs a caBundle or the Secret's ca.crt trusts, one PEM certificate each. */
+  static List<X509Certificate> trusted(String pems) {
+    List<X509Certificate> out = new java.util.ArrayList<>();
+    for (String pem : pems.split("(?<=-----END CERTIFICATE-----\n)")) {
+      if (!pem.isBlank()) {
+        out.add(WebhookCertificate.certificate(pem));
+      }
+    }
+    return out;
+  }
+
+  String caBundle() {
+    return new String(
+        Base64.getDecoder()
+            .decode(
+                client
+                    .resources(MutatingWebhookConfiguration.class)
+                    .withName(WebhookConfigurations.NAME)
+                    .get()
+                    .getWebhooks()
+                    .get(0)
+                    .getClientConfig()
+                    .getCaBundle()),
+        StandardCharsets.UTF_8);
+  }
+
+  /** Whether {@code pem} verifies against one of the CAs the API server is given. */
+  boolean trustedByTheApiServer(String pem) {
+    X509Certificate served = WebhookCertificate.certificate(pem);
+    return trusted(caBundle()).stream()
+        .anyMatch(
+            ca -> {
+              try {
+                served.verify(ca.getPublicKey());
+                return true;
+              } catch (Exception e) {
+                return false;
+              }
+            });
+  }
+
   @Test
-  void the_serving_certificate_is_renewed_under_the_same_ca_before_it_ends() throws Exception {
+  void a_renewal_never_serves_a_certificate_the_api_server_does_not_trust_yet_and_drops_the_old_ca()
+      throws Exception {
+    Instant issued = Instant.parse("2026-11-30T00:00:00Z");
+    String first;
+    try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(issued))) {
+      first = decode(secret(), "tls.crt");
+      assertThat(trusted(caBundle())).hasSize(1);
+    }
+    // A month before the end: the next pair is staged and its CA trusted, the old pair served.
+    Instant staged = issued.plus(Duration.ofDays(340));
+    try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(staged))) {
+      assertThat(Files.readString(keeper.certFile())).isEqualTo(first);
+      assertThat(secret().getData()).containsKeys("next.crt", "next.key");
+      assertThat(trusted(caBundle())).hasSize(2);
+      assertThat(trustedByTheApiServer(decode(secret(), "next.crt"))).isTrue();
+      assertThat(trustedByTheApiServer(first)).isTrue();
+    }
+    // Two passes on: the next pair is served, both CAs still trusted.
+    Instant promoted = staged.plus(CertificateKeeper.PROMOTE_AFTER);
+    String second;
+    try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(promoted))) {
+      second = Files.readString(keeper.certFile());
+      assertThat(second).isNotEqualTo(first).isEqualTo(decode(secret(), "tls.crt"));
+      assertThat(secret().getData()).doesNotContainKeys("next.crt", "next.key");
+      assertThat(trustedByTheApiServer(second)).isTrue();
+      assertThat(trustedByTheApiServer(first)).as("a replica not yet reloaded").isTrue();
+      assertThat(WebhookCertificate.certificate(second).getNotAfter().toInstant())
+          .isAfter(promoted.plus(Duration.ofDays(360)));
+    }
+    // An hour on: the old CA is no longer trusted, and nothing moves again until next year.
+    Instant retired = promoted.plus(CertificateKeeper.RETIRE_AFTER);
+    try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(retired))) {
+      assertThat(trusted(caBundle())).hasSize(1);
+      assertThat(trustedByTheApiServer(second)).isTrue();
+      assertThat(trustedByTheApiServer(first)).isFalse();
+      String version = secret().getMetadata().getResourceVersion();
+      keeper.pass();
+      assertThat(secret().getMetadata().getResourceVersion())
+          .as("a quiet pass writes nothing")
+          .isEqualTo(version);
+    }
+  }
+
+  @Test
+  void a_secret_a_previous_release_wrote_loses_its_ca_key_and_keeps_serving() throws Exception {
     Instant now = Instant.parse("2026-11-30T00:00:00Z");
-    String servingBefore;
-    String caBefore;
+    String served;
     try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(now))) {
-      servingBefore = decode(secret(), "tls.crt");
-      caBefore = decode(secret(), "ca.crt");
+      served = decode(secret(), "tls.crt");
     }
+    Secret old = secret();
+    old.getData()
+        .put(
+            "ca.key",
+            Base64.getEncoder()
+                .encodeToString("-----BEGIN PRIVATE KEY-----".getBytes(StandardCharsets.UTF_8)));
+    old.getData().remove("tls-ca.crt");
+    client.resource(old).update();
     try (CertificateKeeper keeper =
-        CertificateKeeper.start(client, List.of(), dir, at(now.plus(Duration.ofDays(100))))) {
-      assertThat(decode(secret(), "tls.crt")).isEqualTo(servingBefore);
-    }
-    try (CertificateKeeper keeper =
-        CertificateKeeper.start(client, List.of(), dir, at(now.plus(Duration.ofDays(340))))) {
-      String renewed = decode(secret(), "tls.crt");
-      assertThat(renewed).isNotEqualTo(servingBefore);
-      assertThat(decode(secret(), "ca.crt")).isEqualTo(caBefore);
-      assertThat(Files.readString(keeper.certFile())).isEqualTo(renewed);
-      WebhookCertificate.certificate(renewed)
-          .verify(WebhookCertificate.certificate(caBefore).getPublicKey());
+        CertificateKeeper.start(client, List.of(), dir, at(now.plusSeconds(60)))) {
+      assertThat(secret().getData()).doesNotContainKey("ca.key");
+      assertThat(decode(secret(), "tls.crt")).isEqualTo(served);
+      assertThat(trustedByTheApiServer(served)).isTrue();
     }
   }
 
@@ -149,23 +235,26 @@ class CertificateKeeperIT {
   void a_webhook_on_a_loopback_address_gets_it_named_and_a_stored_certificate_without_it_renewed()
       throws Exception {
     Instant now = Instant.parse("2026-11-30T00:00:00Z");
-    String caBefore;
     try (CertificateKeeper keeper = CertificateKeeper.start(client, List.of(), dir, at(now))) {
-      caBefore = decode(secret(), "ca.crt");
       assertThat(
               WebhookCertificate.certificate(decode(secret(), "tls.crt"))
                   .getSubjectAlternativeNames())
           .extracting(entry -> String.valueOf(entry.get(1)))
           .doesNotContain("127.0.0.1");
     }
+    CertificateKeeper.start(client, List.of("127.0.0.1"), dir, at(now.plusSeconds(60))).close();
     try (CertificateKeeper keeper =
-        CertificateKeeper.start(client, List.of("127.0.0.1"), dir, at(now.plusSeconds(60)))) {
+        CertificateKeeper.start(
+            client,
+            List.of("127.0.0.1"),
+            dir,
+            at(now.plusSeconds(60).plus(CertificateKeeper.PROMOTE_AFTER)))) {
       var serving = WebhookCertificate.certificate(decode(secret(), "tls.crt"));
       assertThat(serving.getSubjectAlternativeNames())
           .extracting(entry -> String.valueOf(entry.get(0) + "=" + entry.get(1)))
           .contains("7=127.0.0.1", "2=" + CertificateKeeper.DNS_NAMES.get(0));
-      assertThat(decode(secret(), "ca.crt")).as("the same CA").isEqualTo(caBefore);
       assertThat(Files.readString(keeper.certFile())).isEqualTo(decode(secret(), "tls.crt"));
+      assertThat(trustedByTheApiServer(decode(secret(), "tls.crt"))).isTrue();
     }
   }
 }
