@@ -1,12 +1,7 @@
 package ai.gpustack.kvcache.operator.cli;
 
-import ai.gpustack.kvcache.sandbox.Faults;
-import ai.gpustack.kvcache.spi.EngineRegistry;
-import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -64,81 +59,17 @@ final class SandboxCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
-    if (noOperator && !serve) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(),
-          "--no-operator needs --serve: without an operator there is no story to tell");
+    if (SandboxCommand.class.getClassLoader().getResource(SANDBOX_CLASS) == null) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "kvcache sandbox: this build leaves the sandbox out (the operator image carries"
+                  + " only what kvcache run needs); run it from kvcache.jar");
+      return 2;
     }
-    Faults injected = Faults.none();
-    if (faults != null) {
-      if (!serve) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(), "--faults needs --serve: the story runs without faults");
-      }
-      try {
-        injected = Faults.parse(faults);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-      }
-    }
-    try (Sandbox sandbox = Sandbox.start(EngineRegistry.load(), port, out, !noOperator)) {
-      sandbox.applyExamples();
-      if (injected.active()) {
-        Faults counted = injected;
-        sandbox.server().faults(counted);
-        out.println();
-        out.println("faults: " + counted + " (spared: the sandbox's own kubelet and controllers)");
-        Runtime.getRuntime()
-            .addShutdownHook(
-                new Thread(
-                    () -> {
-                      out.println("faults injected: " + counted.total() + " " + counted.injected());
-                      out.flush();
-                    }));
-      }
-      if (noOperator) {
-        Files.writeString(kubeconfig, sandbox.server().kubeconfig());
-        out.println();
-        out.println(
-            "No operator runs in this process: start one with"
-                + " 'kvcache run --kubeconfig "
-                + kubeconfig.toAbsolutePath()
-                + " --no-webhook'.");
-        out.println("ready: " + kubeconfig.toAbsolutePath());
-        out.flush();
-        awaitStop();
-        return 0;
-      }
-      boolean settled = sandbox.awaitSettled();
-      sandbox.report();
-      if (serve) {
-        Files.writeString(kubeconfig, sandbox.server().kubeconfig());
-        out.println();
-        out.println("ready: " + kubeconfig.toAbsolutePath());
-        out.flush();
-        awaitStop();
-        return 0;
-      }
-      sandbox.flip(false);
-      sandbox.reapply(
-          "04-refused.yaml",
-          "With the Setting off nothing is refused: the deployments refused earlier are admitted");
-      settled &= sandbox.awaitSettled();
-      sandbox.report();
-      sandbox.flip(true);
-      settled &= sandbox.awaitSettled();
-      sandbox.report();
-      out.println();
-      out.println(settled ? "sandbox: done" : "sandbox: some deployments did not settle in time");
-      out.flush();
-      return settled ? 0 : 1;
-    }
+    return new SandboxStory(this).call();
   }
 
-  private static void awaitStop() throws InterruptedException {
-    CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-    stop.await();
-  }
+  /** A class of the sandbox module, looked up as a resource: nothing of it is loaded to ask. */
+  private static final String SANDBOX_CLASS = "ai/gpustack/kvcache/sandbox/SandboxServer.class";
 }

@@ -98,6 +98,7 @@ class EmbeddingDocTest {
         Map.of(
             "fabric8 kubernetes-client", "fabric8.version",
             "Jackson", "jackson.version",
+            "Netty", "netty.version",
             "Micrometer", "micrometer.version",
             "Java Operator SDK", "josdk.version",
             "SLF4J API", "slf4j.version");
