@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -33,13 +34,14 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<KVCacheBackend> backends;
   private final SharedIndexInformer<ModelDeployment> deployments;
   private final SharedIndexInformer<Setting> settings;
-  private final SharedIndexInformer<Pod> injectedPods;
+  private final List<SharedIndexInformer<Pod>> injectedPods;
   private final KubernetesClient client;
   private final Duration staleAfter;
   private final Clock clock;
   private volatile Instant unwatchedSince;
 
-  private InformerClusterView(KubernetesClient client, Duration staleAfter, Clock clock) {
+  private InformerClusterView(
+      KubernetesClient client, Set<String> namespaces, Duration staleAfter, Clock clock) {
     this.client = client;
     this.staleAfter = staleAfter;
     this.clock = clock;
@@ -48,13 +50,25 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     this.backends = client.resources(KVCacheBackend.class).inform();
     this.deployments = client.resources(ModelDeployment.class).inAnyNamespace().inform();
     this.settings = client.resources(Setting.class).inNamespace(Settings.NAMESPACE).inform();
-    // Only Pods asking for injection: every other Pod stays out of the webhook's memory.
-    this.injectedPods = client.pods().inAnyNamespace().withLabel(Keys.INJECT, "true").inform();
+    // Only Pods asking for injection: every other Pod stays out of the webhook's memory. A scoped
+    // operator may list Pods only in its namespaces.
+    this.injectedPods =
+        namespaces.isEmpty()
+            ? List.of(client.pods().inAnyNamespace().withLabel(Keys.INJECT, "true").inform())
+            : namespaces.stream()
+                .sorted()
+                .map(n -> client.pods().inNamespace(n).withLabel(Keys.INJECT, "true").inform())
+                .toList();
   }
 
   /** Starts the informers; {@link #synced()} turns true once each has listed. */
   public static InformerClusterView start(KubernetesClient client) {
-    return start(client, STALE_AFTER, Clock.systemUTC());
+    return start(client, Set.of());
+  }
+
+  /** As {@link #start(KubernetesClient)}, reading Pods in {@code namespaces} only (empty: all). */
+  public static InformerClusterView start(KubernetesClient client, Set<String> namespaces) {
+    return new InformerClusterView(client, namespaces, STALE_AFTER, Clock.systemUTC());
   }
 
   /** How long the informers may be without a watch before the view is stale: a reconnect is not. */
@@ -66,7 +80,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
    */
   public static InformerClusterView start(
       KubernetesClient client, Duration staleAfter, Clock clock) {
-    return new InformerClusterView(client, staleAfter, clock);
+    return new InformerClusterView(client, Set.of(), staleAfter, clock);
   }
 
   /**
@@ -110,12 +124,14 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   }
 
   private List<SharedIndexInformer<?>> informers() {
-    return List.of(bindings, pools, backends, deployments, settings, injectedPods);
+    List<SharedIndexInformer<?>> all =
+        new java.util.ArrayList<>(List.of(bindings, pools, backends, deployments, settings));
+    all.addAll(injectedPods);
+    return all;
   }
 
   public boolean synced() {
-    return List.of(bindings, pools, backends, deployments, settings, injectedPods).stream()
-        .allMatch(SharedIndexInformer::hasSynced);
+    return informers().stream().allMatch(SharedIndexInformer::hasSynced);
   }
 
   @Override
@@ -169,7 +185,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   @Override
   public List<Pod> injectedPods(String namespace) {
-    return injectedPods.getStore().list().stream()
+    return injectedPods.stream()
+        .flatMap(i -> i.getStore().list().stream())
         .filter(p -> namespace.equals(p.getMetadata().getNamespace()))
         .toList();
   }
@@ -181,7 +198,6 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   @Override
   public void close() {
-    List.of(bindings, pools, backends, deployments, settings, injectedPods)
-        .forEach(SharedIndexInformer::close);
+    informers().forEach(SharedIndexInformer::close);
   }
 }

@@ -15,10 +15,13 @@ import ai.gpustack.kvcache.operator.reconcile.SettingReconciler;
 import ai.gpustack.kvcache.operator.reconcile.ValueSpecCloner;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
@@ -28,6 +31,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +57,11 @@ public final class KvCacheOperator implements AutoCloseable {
   private final ScheduledExecutorService background;
   private final AtomicBoolean closing;
 
-  /** How one operator process runs. */
+  /**
+   * How one operator process runs. {@code namespaces} scopes the deployments, Bindings and Pods it
+   * reconciles and watches (empty: every namespace); its ServiceAccount then needs the workloads
+   * role in those namespaces only.
+   */
   public record Options(
       Optional<String> leaseIdentity,
       Duration leaseDuration,
@@ -62,7 +70,30 @@ public final class KvCacheOperator implements AutoCloseable {
       Clock clock,
       boolean observeReplicas,
       LeaseLost onLeaseLost,
-      BooleanSupplier alsoReady) {
+      BooleanSupplier alsoReady,
+      Set<String> namespaces) {
+    /** Every namespace. */
+    public Options(
+        Optional<String> leaseIdentity,
+        Duration leaseDuration,
+        Optional<InetSocketAddress> health,
+        Map<String, String> environment,
+        Clock clock,
+        boolean observeReplicas,
+        LeaseLost onLeaseLost,
+        BooleanSupplier alsoReady) {
+      this(
+          leaseIdentity,
+          leaseDuration,
+          health,
+          environment,
+          clock,
+          observeReplicas,
+          onLeaseLost,
+          alsoReady,
+          Set.of());
+    }
+
     /**
      * Leader election as {@code identity}, health on {@code health}, the process environment, what
      * the replicas' engines report read, and reconciling stopped when the lease is lost.
@@ -153,8 +184,13 @@ public final class KvCacheOperator implements AutoCloseable {
             });
     started.set(operator);
     Events events = new Events(client);
-    Optional<PodProxyFetcher> proxy =
+    Optional<String> notObserving =
         options.observeReplicas()
+            ? proxyRefused(client, options.namespaces())
+            : Optional.of("kvcache run --no-observe: the operator reads no engine's report");
+    notObserving.ifPresent(why -> LOG.info("not observing the engines: {}", why));
+    Optional<PodProxyFetcher> proxy =
+        notObserving.isEmpty()
             ? Optional.of(
                 new PodProxyFetcher(
                     client.getConfiguration(), PodProxyFetcher.DEADLINE, PodProxyFetcher.MAX_BYTES))
@@ -169,10 +205,20 @@ public final class KvCacheOperator implements AutoCloseable {
                         options.clock())
                     .register(registry));
     DeploymentCache deployments = new DeploymentCache();
-    operator.register(
+    scoped(
+        operator,
         new ModelDeploymentReconciler(
-            new PodRenderer(engines), events, options.clock(), observations, deployments));
-    operator.register(new BindingReconciler(events, options.clock(), observations, deployments));
+            new PodRenderer(engines),
+            events,
+            options.clock(),
+            observations,
+            notObserving.orElse(""),
+            deployments),
+        options.namespaces());
+    scoped(
+        operator,
+        new BindingReconciler(events, options.clock(), observations, deployments),
+        options.namespaces());
     operator.register(new PoolReconciler(options.clock()));
     operator.register(new BackendReconciler());
     operator.register(new SettingReconciler());
@@ -191,6 +237,53 @@ public final class KvCacheOperator implements AutoCloseable {
                                 && options.alsoReady().getAsBoolean(),
                         registry));
     return new KvCacheOperator(operator, health, proxy, background, closing);
+  }
+
+  /** Registers {@code reconciler} for {@code namespaces}, or every namespace when none is named. */
+  private static <P extends io.fabric8.kubernetes.api.model.HasMetadata> void scoped(
+      Operator operator,
+      io.javaoperatorsdk.operator.api.reconciler.Reconciler<P> reconciler,
+      Set<String> namespaces) {
+    if (namespaces.isEmpty()) {
+      operator.register(reconciler);
+    } else {
+      operator.register(
+          reconciler, (ControllerConfigurationOverrider<P> o) -> o.settingNamespaces(namespaces));
+    }
+  }
+
+  /**
+   * Why the operator may not read the Pod proxy in its scope, asked of the API server itself
+   * (SelfSubjectAccessReview: any authenticated identity may ask); empty when it may. Observation
+   * is a role of its own, and a cluster without it runs the operator as if with --no-observe.
+   */
+  static Optional<String> proxyRefused(KubernetesClient client, Set<String> namespaces) {
+    for (String namespace : namespaces.isEmpty() ? Set.of("") : namespaces) {
+      SelfSubjectAccessReview review =
+          new SelfSubjectAccessReviewBuilder()
+              .withNewSpec()
+              .withNewResourceAttributes()
+              .withVerb("get")
+              .withResource("pods")
+              .withSubresource("proxy")
+              .withNamespace(namespace.isEmpty() ? null : namespace)
+              .endResourceAttributes()
+              .endSpec()
+              .build();
+      try {
+        SelfSubjectAccessReview answer =
+            client.authorization().v1().selfSubjectAccessReview().create(review);
+        if (answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAllowed())) {
+          return Optional.of(
+              "its ServiceAccount may not get pods/proxy"
+                  + (namespace.isEmpty() ? "" : " in " + namespace)
+                  + ": bind the ClusterRole kvcache-operator-observe to observe the engines");
+        }
+      } catch (KubernetesClientException e) {
+        return Optional.of("cannot ask whether it may get pods/proxy: HTTP " + e.getCode());
+      }
+    }
+    return Optional.empty();
   }
 
   /** Settings the API server refused to create are tried again every 5 s until they exist. */

@@ -148,6 +148,34 @@ final class ResourceCatalog {
         List.of(),
         List.of(),
         false);
+    // Stored, listed and applied as the shipped manifests name them; not enforced.
+    builtin(
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingadmissionpolicies",
+        "ValidatingAdmissionPolicy",
+        false,
+        List.of(),
+        List.of(),
+        true);
+    builtin(
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingadmissionpolicybindings",
+        "ValidatingAdmissionPolicyBinding",
+        false,
+        List.of(),
+        List.of(),
+        false);
+    builtin(
+        "networking.k8s.io",
+        "v1",
+        "networkpolicies",
+        "NetworkPolicy",
+        true,
+        List.of("netpol"),
+        List.of(),
+        false);
     for (String file : CRDS) {
       JsonNode crd = read("/crds/" + file);
       crds.add(crd);

@@ -124,6 +124,8 @@ public final class HttpEndpoint implements AutoCloseable {
             .group(loops)
             .channel(NioServerSocketChannel.class)
             .option(ChannelOption.SO_BACKLOG, 1024)
+            // a restarted process binds its port again while the last one's connections linger
+            .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {

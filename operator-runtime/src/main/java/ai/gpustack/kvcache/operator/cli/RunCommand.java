@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
@@ -89,6 +90,16 @@ final class RunCommand implements Callable<Integer> {
   String healthListen;
 
   @Option(
+      names = "--namespaces",
+      split = ",",
+      paramLabel = "NS",
+      description =
+          "Reconcile deployments and Bindings, and create and watch Pods, in these namespaces only"
+              + " (default: every namespace): the ServiceAccount then needs the ClusterRole"
+              + " kvcache-operator-workloads bound in each of them, not cluster-wide.")
+  Set<String> namespaces = Set.of();
+
+  @Option(
       names = "--identity",
       description = "Leader-election identity (default: $POD_NAME, else the host name).")
   String identity;
@@ -154,7 +165,7 @@ final class RunCommand implements Callable<Integer> {
             keeper != null
                 ? new ReloadingKeyManager(keeper.certFile(), keeper.keyFile())
                 : fileKeys;
-        view = InformerClusterView.start(client);
+        view = InformerClusterView.start(client, namespaces);
         webhook =
             WebhookServer.builder()
                 .address(Listen.parse(webhookListen))
@@ -177,7 +188,8 @@ final class RunCommand implements Callable<Integer> {
                   Clock.systemUTC(),
                   !noObserve,
                   KvCacheOperator.LeaseLost.EXIT,
-                  webhookReady))) {
+                  webhookReady,
+                  namespaces))) {
         Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
         spec.commandLine()
             .getErr()

@@ -53,7 +53,13 @@ public final class DeployManifests {
 
     files.put("kustomize/base/namespace.yaml", yaml(namespace()));
     files.put(
-        "kustomize/base/rbac.yaml", yaml(rbac(Permissions.cluster(), Permissions.system(), "")));
+        "kustomize/base/rbac.yaml",
+        yaml(
+            rbac(Permissions.cluster(), Permissions.system(), ""),
+            clusterRole(WORKLOADS, Permissions.workloads()),
+            clusterRoleBinding(WORKLOADS),
+            clusterRole(OBSERVE, Permissions.observe()),
+            clusterRoleBinding(OBSERVE)));
     files.put("kustomize/base/operator.yaml", yaml(serviceAccount(), deployment(), budget()));
     files.put("kustomize/base/webhook.yaml", yaml(service(), mutating(), validating()));
     files.put("kustomize/base/policy.yaml", yaml(OperatorPodPolicy.objects(), networkPolicy()));
@@ -82,6 +88,38 @@ public final class DeployManifests {
         "kustomize/self-signed/kustomization.yaml",
         kustomization(
             Settings.NAMESPACE, List.of("../base", "rbac.yaml"), List.of("operator-patch.yaml")));
+
+    files.put(
+        "kustomize/namespaced/rbac.yaml",
+        yaml(roleBinding(WORKLOADS, SCOPED_EXAMPLE), roleBinding(OBSERVE, SCOPED_EXAMPLE)));
+    // One file each: kustomize cannot take two deletions in one patch file.
+    files.put("kustomize/namespaced/unbind-workloads.yaml", unbindClusterWide(WORKLOADS));
+    files.put("kustomize/namespaced/unbind-observe.yaml", unbindClusterWide(OBSERVE));
+    files.put(
+        "kustomize/namespaced/operator-patch.yaml",
+        yaml(
+            argsPatch(
+                List.of("--self-signed-webhook-cert", "--namespaces=" + SCOPED_EXAMPLE), false)));
+    files.put("kustomize/namespaced/webhook-patch.yaml", scopedInjection());
+    // No namespace of its own: the RoleBindings live in the namespaces they grant.
+    files.put(
+        "kustomize/namespaced/kustomization.yaml",
+        kustomization(
+                null,
+                List.of("../self-signed", "rbac.yaml"),
+                List.of(
+                    "unbind-workloads.yaml",
+                    "unbind-observe.yaml",
+                    "operator-patch.yaml",
+                    "webhook-patch.yaml"))
+            .replaceFirst(
+                "\n",
+                "\n# One operator for the namespaces it lists ("
+                    + SCOPED_EXAMPLE
+                    + " here): its Pods, Events and Pod proxy reads are\n"
+                    + "# granted there only. To add a namespace, add it to both RoleBindings in"
+                    + " rbac.yaml, to\n# --namespaces in operator-patch.yaml and to"
+                    + " webhook-patch.yaml's selectors.\n"));
 
     files.put("kustomize/cert-manager/certificate.yaml", certificate());
     files.put(
@@ -124,29 +162,20 @@ public final class DeployManifests {
         .build();
   }
 
+  /**
+   * The ClusterRole of the Pods and Events the operator writes, bound per namespace when scoped.
+   */
+  static final String WORKLOADS = NAME + "-workloads";
+
+  /** The optional ClusterRole of the Pod proxy the operator observes engines through. */
+  static final String OBSERVE = NAME + "-observe";
+
   private static List<HasMetadata> rbac(
       List<PolicyRule> cluster, List<PolicyRule> system, String suffix) {
     String name = NAME + suffix;
     return List.of(
-        new ClusterRoleBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withLabels(LABELS)
-            .endMetadata()
-            .withRules(cluster)
-            .build(),
-        new ClusterRoleBindingBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withLabels(LABELS)
-            .endMetadata()
-            .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
-            .addNewSubject()
-            .withKind("ServiceAccount")
-            .withName(NAME)
-            .withNamespace(Settings.NAMESPACE)
-            .endSubject()
-            .build(),
+        clusterRole(name, cluster),
+        clusterRoleBinding(name),
         new RoleBuilder()
             .withNewMetadata()
             .withName(name)
@@ -166,6 +195,48 @@ public final class DeployManifests {
             .withNamespace(Settings.NAMESPACE)
             .endSubject()
             .build());
+  }
+
+  private static HasMetadata clusterRole(String name, List<PolicyRule> rules) {
+    return new ClusterRoleBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(LABELS)
+        .endMetadata()
+        .withRules(rules)
+        .build();
+  }
+
+  private static HasMetadata clusterRoleBinding(String name) {
+    return new ClusterRoleBindingBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(LABELS)
+        .endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
+        .addNewSubject()
+        .withKind("ServiceAccount")
+        .withName(NAME)
+        .withNamespace(Settings.NAMESPACE)
+        .endSubject()
+        .build();
+  }
+
+  /** {@code clusterRole} granted in {@code namespace} only. */
+  static HasMetadata roleBinding(String clusterRole, String namespace) {
+    return new RoleBindingBuilder()
+        .withNewMetadata()
+        .withName(clusterRole)
+        .withNamespace(namespace)
+        .withLabels(LABELS)
+        .endMetadata()
+        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
+        .addNewSubject()
+        .withKind("ServiceAccount")
+        .withName(NAME)
+        .withNamespace(Settings.NAMESPACE)
+        .endSubject()
+        .build();
   }
 
   /** Two replicas, one leading (the Lease); both serve the webhook. */
@@ -386,6 +457,49 @@ public final class DeployManifests {
           .endSpec();
     }
     return patch.build();
+  }
+
+  /** The namespace the {@code namespaced} overlay scopes the operator to, as an example. */
+  static final String SCOPED_EXAMPLE = "team-a";
+
+  /** The base's cluster-wide grant of {@code clusterRole}, taken out. */
+  private static String unbindClusterWide(String clusterRole) {
+    return "apiVersion: rbac.authorization.k8s.io/v1\n"
+        + "kind: ClusterRoleBinding\n"
+        + "metadata:\n"
+        + "  name: "
+        + clusterRole
+        + "\n"
+        + "$patch: delete\n";
+  }
+
+  /** Injection (and its freeze) asked only for Pods of the operator's namespaces. */
+  private static String scopedInjection() {
+    String selector =
+        "    namespaceSelector:\n"
+            + "      matchExpressions:\n"
+            + "        - {key: kubernetes.io/metadata.name, operator: In, values: ["
+            + SCOPED_EXAMPLE
+            + "]}\n";
+    return "apiVersion: admissionregistration.k8s.io/v1\n"
+        + "kind: MutatingWebhookConfiguration\n"
+        + "metadata:\n"
+        + "  name: "
+        + WebhookConfigurations.NAME
+        + "\n"
+        + "webhooks:\n"
+        + "  - name: pod-injection.kvcache.gpustack.ai\n"
+        + selector
+        + "---\n"
+        + "apiVersion: admissionregistration.k8s.io/v1\n"
+        + "kind: ValidatingWebhookConfiguration\n"
+        + "metadata:\n"
+        + "  name: "
+        + WebhookConfigurations.NAME
+        + "\n"
+        + "webhooks:\n"
+        + "  - name: pods-freeze.kvcache.gpustack.ai\n"
+        + selector;
   }
 
   /** cert-manager's self-signed issuer, a CA it keeps, and the serving certificate it signs. */

@@ -8,10 +8,13 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import java.util.List;
 
 /**
- * Every permission {@code kvcache run} uses, and no other: RbacIT runs the operator, the webhook's
- * informers and the certificate keeper through a deployment's life and checks that each verb here
- * was asked for and nothing else was. Discovery and SelfSubjectRulesReview need nothing: every
- * authenticated user may use them.
+ * Every permission {@code kvcache run} uses, and no other, in four roles: the kinds it reconciles
+ * (cluster-wide), the workloads it runs (Pods and Events, per namespace when scoped), the Pod proxy
+ * it observes engines through (optional), and the system namespace's Settings and Lease. RbacIT
+ * runs the operator, the webhook's informers and the certificate keeper through a deployment's life
+ * and checks that each verb here was asked for and nothing else was; the control-plane suite shows
+ * the shipped roles suffice under a real authorizer. Discovery, SelfSubjectAccessReview and
+ * SelfSubjectRulesReview need nothing: every authenticated user may use them.
  */
 public final class Permissions {
   private static final String WORKER = "worker.gpustack.ai";
@@ -19,7 +22,10 @@ public final class Permissions {
 
   private Permissions() {}
 
-  /** Cluster-wide: the resources the operator reconciles and the Pods it runs. */
+  /**
+   * Cluster-wide: the kinds the operator reconciles. Bindings are read in every namespace whatever
+   * the operator's scope, since a domain name is claimed per backend across namespaces.
+   */
   public static List<PolicyRule> cluster() {
     return List.of(
         // get: the Java Operator SDK re-reads a deployment whose status or finalizer patch met a
@@ -30,13 +36,29 @@ public final class Permissions {
         rule(WORKER, List.of("kvcachepoolbindings/status"), "patch", "update"),
         // get: the webhook reads a pool or backend its cache has not seen yet before refusing
         rule(WORKER, List.of("kvcachepools", "kvcachebackends"), "get", "list", "watch"),
-        rule(WORKER, List.of("kvcachepools/status", "kvcachebackends/status"), "patch"),
+        rule(WORKER, List.of("kvcachepools/status", "kvcachebackends/status"), "patch"));
+  }
+
+  /**
+   * Where the operator runs workloads: the Pods it builds and watches, and the Events it writes
+   * about them. Bound cluster-wide by default, or by a RoleBinding in each namespace of a scoped
+   * operator ({@code kvcache run --namespaces}, the {@code namespaced} overlay).
+   */
+  public static List<PolicyRule> workloads() {
+    return List.of(
         rule("", List.of("pods"), "list", "watch", "create", "delete"),
-        // What a Ready replica's engine reports of its KV-cache dtype, read through the API
-        // server: no network path into the engines' namespaces is needed, and reading one path
-        // of a Pod the operator may already create and delete widens little.
-        rule("", List.of("pods/proxy"), "get"),
-        rule("events.k8s.io", List.of("events"), "get", "create"));
+        // create only: an Event's name digests what it says, so AlreadyExists is "said already"
+        rule("events.k8s.io", List.of("events"), "create"));
+  }
+
+  /**
+   * What a Ready replica's engine reports of its KV-cache dtype, read through the API server's Pod
+   * proxy. Optional: any HTTP path on any port of a Pod in its scope becomes readable to the
+   * operator, around NetworkPolicy, so it is a role of its own; without it the operator does not
+   * observe, and says so in DtypeObserved.
+   */
+  public static List<PolicyRule> observe() {
+    return List.of(rule("", List.of("pods/proxy"), "get"));
   }
 
   /** In the system namespace only: the Settings, and the leader-election Lease. */

@@ -65,12 +65,14 @@ public final class Events {
                     .withUid(about.getMetadata().getUid())
                     .build())
             .build();
+    // The name is a digest of what the event says: an AlreadyExists means it was said already,
+    // so no read comes first (and the operator needs no get on events).
     try {
-      if (client.events().v1().events().inNamespace(namespace).withName(name).get() == null) {
-        client.events().v1().events().inNamespace(namespace).resource(event).create();
-      }
+      client.events().v1().events().inNamespace(namespace).resource(event).create();
     } catch (KubernetesClientException e) {
-      LOG.debug("event {} not written: {}", name, e.getMessage());
+      if (e.getCode() != 409) {
+        LOG.debug("event {} not written: {}", name, e.getMessage());
+      }
     }
   }
 

@@ -78,6 +78,10 @@ public final class ModelDeploymentReconciler
   private final Events events;
   private final Clock clock;
   private final Optional<ReplicaObservations> observations;
+
+  /** Why the engines are not read, when {@link #observations} is empty: said in DtypeObserved. */
+  private final String notObserving;
+
   private final DeploymentCache deployments;
 
   /** UIDs of outdated replicas deleted and replaced in one pass: their delete events are spent. */
@@ -106,11 +110,13 @@ public final class ModelDeploymentReconciler
       Events events,
       Clock clock,
       Optional<ReplicaObservations> observations,
+      String notObserving,
       DeploymentCache deployments) {
     this.renderer = renderer;
     this.events = events;
     this.clock = clock;
     this.observations = observations;
+    this.notObserving = notObserving;
     this.deployments = deployments;
   }
 
@@ -311,6 +317,9 @@ public final class ModelDeploymentReconciler
               view.settings().kvCacheDtypeOwned(),
               Conditions.find(status(md).conditions(), DtypeObservedCondition.TYPE)));
       reading = known.recheck();
+    }
+    if (md.getSpec().kvCache().isPresent() && observations.isEmpty()) {
+      conditions.add(Conditions.unknown(DtypeObservedCondition.TYPE, "NotObserved", notObserving));
     }
     String phase = rendering.isHeld() ? "Held" : progressing ? "Progressing" : "Ready";
     ModelDeploymentStatus next =

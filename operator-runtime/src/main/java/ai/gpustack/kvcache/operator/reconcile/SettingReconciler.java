@@ -33,7 +33,23 @@ public final class SettingReconciler implements Reconciler<Setting> {
    * Settings webhook has no endpoint until this very process is Ready, so the create must wait.
    */
   public static boolean bootstrap(KubernetesClient client, Map<String, String> environment) {
-    boolean complete = true;
+    // Creates on a client that does not retry: a refused create waits for the next round anyway,
+    // and the client's own backoff would hold the operator's start (and so the webhook's only
+    // endpoint) for most of a minute.
+    try (KubernetesClient once =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+            .withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .withKubernetesSerialization(client.getKubernetesSerialization())
+            .build()) {
+      return bootstrap(client, once, environment);
+    }
+  }
+
+  private static boolean bootstrap(
+      KubernetesClient client, KubernetesClient once, Map<String, String> environment) {
     for (SettingDefinition definition : Settings.catalog()) {
       Setting setting = new Setting();
       setting.getMetadata().setName(definition.name());
@@ -49,23 +65,23 @@ public final class SettingReconciler implements Reconciler<Setting> {
         continue;
       }
       try {
-        client.resources(Setting.class).inNamespace(Settings.NAMESPACE).resource(setting).create();
+        once.resources(Setting.class).inNamespace(Settings.NAMESPACE).resource(setting).create();
         LOG.info("created Setting {} = {}", definition.name(), seed);
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
+          // The next would meet the same refusal: the next round tries them all again.
           LOG.warn(
-              "cannot create Setting {}/{} yet (its default {} is in force meanwhile): HTTP {} {};"
+              "cannot create Setting {}/{} yet (the defaults are in force meanwhile): HTTP {} {};"
                   + " trying again",
               Settings.NAMESPACE,
               definition.name(),
-              definition.defaultValue(),
               e.getCode(),
               e.getStatus() == null ? e.getMessage() : e.getStatus().getMessage());
-          complete = false;
+          return false;
         }
       }
     }
-    return complete;
+    return true;
   }
 
   @Override

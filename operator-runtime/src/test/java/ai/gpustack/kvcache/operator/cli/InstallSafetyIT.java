@@ -206,16 +206,21 @@ class InstallSafetyIT {
               "--webhook-listen",
               "127.0.0.1:" + freePort());
       try {
-        await(
-            "the default Settings, created once the operator is Ready",
-            () ->
-                client
-                        .resources(Setting.class)
-                        .inNamespace(Settings.NAMESPACE)
-                        .list()
-                        .getItems()
-                        .size()
-                    == Settings.catalog().size());
+        try {
+          await(
+              "the default Settings, created once the operator is Ready",
+              () ->
+                  client
+                          .resources(Setting.class)
+                          .inNamespace(Settings.NAMESPACE)
+                          .list()
+                          .getItems()
+                          .size()
+                      == Settings.catalog().size());
+        } catch (AssertionError e) {
+          throw new AssertionError(
+              e.getMessage() + "; the operator's log:\n" + log("first-install"), e);
+        }
         assertThat(operator.isAlive()).as(log("first-install")).isTrue();
         assertThat(send(http, "http://127.0.0.1:" + health + "/readyz")).isEqualTo(200);
         assertThat(log("first-install"))

@@ -157,6 +157,33 @@ class DeployManifestsTest {
     assertThat(objects)
         .filteredOn(o -> o.getKind().equals("ClusterRole"))
         .extracting(o -> o.getMetadata().getName())
-        .containsExactly("kvcache-operator");
+        .containsExactlyInAnyOrder(
+            "kvcache-operator", "kvcache-operator-workloads", "kvcache-operator-observe");
+  }
+
+  @Test
+  void the_namespaced_overlay_grants_pods_and_their_proxy_in_the_listed_namespace_only()
+      throws Exception {
+    List<HasMetadata> objects = kustomize("namespaced");
+    assertThat(objects)
+        .filteredOn(o -> o.getKind().equals("ClusterRoleBinding"))
+        .extracting(o -> o.getMetadata().getName())
+        .containsExactlyInAnyOrder("kvcache-operator", "kvcache-operator-certificates");
+    assertThat(objects)
+        .filteredOn(o -> o.getKind().equals("RoleBinding"))
+        .filteredOn(o -> "team-a".equals(o.getMetadata().getNamespace()))
+        .extracting(o -> o.getMetadata().getName())
+        .containsExactlyInAnyOrder("kvcache-operator-workloads", "kvcache-operator-observe");
+    assertThat(operator(objects).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains("--namespaces=team-a");
+    assertThat(
+            objects.stream()
+                .filter(MutatingWebhookConfiguration.class::isInstance)
+                .map(MutatingWebhookConfiguration.class::cast)
+                .flatMap(m -> m.getWebhooks().stream())
+                .filter(w -> w.getName().startsWith("pod-injection."))
+                .flatMap(w -> w.getNamespaceSelector().getMatchExpressions().stream())
+                .toList())
+        .anySatisfy(e -> assertThat(e.getValues()).containsExactly("team-a"));
   }
 }

@@ -49,12 +49,7 @@ public final class Installation implements AutoCloseable {
                 + " crd/kvcachepools.worker.gpustack.ai crd/kvcachebackends.worker.gpustack.ai"
                 + " crd/settings.gpustack.ai")
         .ok();
-    write(
-        "self-signed.yaml",
-        rewriteWebhooks(
-            admin.kubectl("kustomize " + REPO.resolve("deploy/kustomize/self-signed")).ok().out(),
-            webhookPort));
-    install = admin.kubectl("apply -f self-signed.yaml").ok();
+    install = apply("deploy/kustomize/self-signed");
     operatorKubeconfig = serviceAccountKubeconfig();
     operator = startOperator();
   }
@@ -93,6 +88,19 @@ public final class Installation implements AutoCloseable {
 
   public int webhookPort() {
     return webhookPort;
+  }
+
+  /**
+   * {@code kubectl kustomize <overlay>} with the one rewrite, applied with {@code kubectl apply}:
+   * what applying the overlay does on a cluster whose API server reaches the webhook's Service.
+   */
+  public Shell.Run apply(String overlay) {
+    String name = overlay.replace('/', '-') + ".yaml";
+    write(
+        name,
+        rewriteWebhooks(
+            admin.kubectl("kustomize " + REPO.resolve(overlay)).ok().out(), webhookPort));
+    return admin.kubectl("apply -f " + name).ok();
   }
 
   /** The kubeconfig the operator runs with: the server, its CA and a ServiceAccount token. */

@@ -199,12 +199,13 @@ class OperatorE2E {
   @Order(7)
   void a_verb_taken_out_of_the_cluster_role_is_refused_by_the_authorizer_and_the_story_stalls()
       throws Exception {
-    String role = kubectl.kubectl("get clusterrole kvcache-operator -o json").ok().out();
+    String role = kubectl.kubectl("get clusterrole kvcache-operator-workloads -o json").ok().out();
     // The shipped rule for Pods without create.
     Shell.Run cut =
         kubectl.sh(
-            "kubectl get clusterrole kvcache-operator -o json | jq '(.rules[] | select(.resources"
-                + " == [\"pods\"]) | .verbs) |= map(select(. != \"create\"))' | kubectl replace -f -");
+            "kubectl get clusterrole kvcache-operator-workloads -o json | jq '(.rules[] |"
+                + " select(.resources == [\"pods\"]) | .verbs) |= map(select(. != \"create\"))'"
+                + " | kubectl replace -f -");
     cut.ok();
     try {
       assertThat(

@@ -187,21 +187,47 @@ class WebhookE2E {
 
   @Test
   @Order(5)
-  void an_opted_in_deployments_pods_from_the_real_replica_set_end_in_the_pair() {
+  void an_opted_in_deployments_pods_from_the_real_replica_set_end_in_the_pair() throws Exception {
+    write(
+        "injected-deployment.yaml",
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: injected, namespace: %s}
+        spec:
+          replicas: 2
+          selector: {matchLabels: {app: injected}}
+          template:
+            metadata:
+              labels: {app: injected, kvcache.gpustack.ai/inject: "true"}
+              annotations: {kvcache.gpustack.ai/binding: chat, kvcache.gpustack.ai/engine: vLLM}
+            spec:
+              containers:
+                - {name: vllm, image: vllm/vllm-openai:v0.29.0, command: [vllm], args: [serve, m]}
+        """
+            .formatted(NS));
+    kubectl.kubectl("apply -f injected-deployment.yaml").ok();
     Shell.Run args =
         kubectl.until(
-            "kubectl get pods -n team-a -l app=injected-vllm"
+            "kubectl get pods -n "
+                + NS
+                + " -l app=injected"
                 + " -o jsonpath='{range .items[*]}{.spec.containers[0].args}{\"\\n\"}{end}'",
-            r -> !r.out().isBlank(),
+            r -> r.out().lines().count() == 2,
             Duration.ofSeconds(60));
     assertThat(args.out().lines().toList())
-        .isNotEmpty()
-        .allSatisfy(l -> assertThat(l).endsWith(",\"--kv-cache-dtype\",\"bfloat16\"]"));
+        .hasSize(2)
+        .allSatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("[\"serve\",\"m\",\"--kv-transfer-config\",")
+                    .endsWith(",\"--kv-cache-dtype\",\"bfloat16\"]"));
     assertThat(
             kubectl
                 .kubectl(
-                    "get pods -n team-a -l app=injected-vllm"
-                        + " -o jsonpath='{.items[0].metadata.ownerReferences[0].kind}'")
+                    "get pods -n "
+                        + NS
+                        + " -l app=injected -o jsonpath='{.items[0].metadata.ownerReferences[0].kind}'")
                 .ok()
                 .out())
         .isEqualTo("ReplicaSet");
@@ -209,22 +235,44 @@ class WebhookE2E {
 
   @Test
   @Order(6)
-  void a_template_passing_the_flag_is_the_replica_set_controllers_failed_create() {
+  void a_template_passing_the_flag_is_the_replica_set_controllers_failed_create() throws Exception {
+    write(
+        "own-flag-deployment.yaml",
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: own-flag, namespace: %s}
+        spec:
+          replicas: 1
+          selector: {matchLabels: {app: own-flag}}
+          template:
+            metadata:
+              labels: {app: own-flag, kvcache.gpustack.ai/inject: "true"}
+              annotations: {kvcache.gpustack.ai/binding: chat, kvcache.gpustack.ai/engine: vLLM}
+            spec:
+              containers:
+                - {name: vllm, image: vllm/vllm-openai:v0.29.0, command: [vllm], args: [serve, m, --kv-cache-dtype, fp8]}
+        """
+            .formatted(NS));
+    kubectl.kubectl("apply -f own-flag-deployment.yaml").ok();
     Shell.Run events =
         kubectl.until(
-            "kubectl get events -n team-a --field-selector reason=FailedCreate"
+            "kubectl get events -n "
+                + NS
+                + " --field-selector reason=FailedCreate"
                 + " -o jsonpath='{range .items[*]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{\"\\n\"}{end}'",
-            r -> r.out().contains("injected-own-flag") && r.out().contains("already passes"),
+            r -> r.out().contains("own-flag") && r.out().contains("already passes"),
             Duration.ofSeconds(60));
     assertThat(events.out())
         .containsPattern(
-            "ReplicaSet/injected-own-flag-[a-z0-9]+: Error creating: admission webhook"
+            "ReplicaSet/own-flag-[a-z0-9]+: Error creating: admission webhook"
                 + " \"pod-injection.kvcache.gpustack.ai\" denied the request: Pod"
-                + " \"injected-own-flag-[a-z0-9]+-\\(generated\\)\" is invalid:"
+                + " \"own-flag-[a-z0-9]+-\\(generated\\)\" is invalid:"
                 + " spec.containers\\[0\\].args\\[2\\]: Forbidden: container \"vllm\" already passes"
                 + " --kv-cache-dtype");
-    assertThat(kubectl.kubectl("get pods -n team-a -l app=injected-own-flag -o name").ok().out())
+    assertThat(kubectl.kubectl("get pods -n " + NS + " -l app=own-flag -o name").ok().out())
         .isEmpty();
+    kubectl.kubectl("delete deployment own-flag -n " + NS).ok();
   }
 
   @Test
