@@ -43,12 +43,44 @@ def _flag_json(f):
     return out
 
 
-def inventory(flags):
+def action_arity(rel, res, name, depth=0):
+    """The arity of a custom argparse Action class, read from its definition."""
+    short = name.split('.')[-1]
+    if short in ('_StoreTrueAction', '_StoreFalseAction', '_StoreConstAction', '_CountAction',
+                 '_HelpAction', '_VersionAction', '_AppendConstAction', 'BooleanOptionalAction'):
+        return 'NONE'
+    if short in ('_StoreAction', '_AppendAction', '_ExtendAction', 'Action'):
+        return 'ONE'
+    found = _class(rel, res, short)
+    if found is None or depth > 4:
+        return None
+    path, cls = found
+    src = ast.get_source_segment(rel.files[path], cls) or ''
+    m = re.search(r"nargs\s*=\s*(0|'[?+*]'|\"[?+*]\")", src)
+    if m:
+        v = m.group(1).strip('\'"')
+        return {'0': 'NONE', '?': 'OPTIONAL', '+': 'ONE_OR_MORE', '*': 'ZERO_OR_MORE'}[v]
+    for b in cls.bases:
+        r = action_arity(rel, res, text(b), depth + 1)
+        if r:
+            return r
+    return 'ONE'
+
+
+def inventory(flags, rel=None, res=None, add_help=True):
     """Flags keyed by canonical name; a name registered twice keeps its first registration and
-    notes the others (argparse would raise on a real conflict)."""
+    notes the others (argparse would raise on a real conflict).  argparse's own -h/--help is
+    added unless the parser is built with add_help=False."""
     out, dupes = {}, []
+    if add_help:
+        out['--help'] = {'name': '--help', 'short': ['-h'], 'arity': 'NONE', 'action': 'help',
+                         'at': 'argparse.ArgumentParser(add_help=True)'}
     for f in flags:
         j = _flag_json(f)
+        if j['arity'].startswith('ACTION:') and rel is not None:
+            a = action_arity(rel, res, j['arity'][len('ACTION:'):])
+            if a:
+                j['arity'] = a
         if not isinstance(j['name'], str):
             dupes.append('unnamed flag at %s' % j['at'])
             continue
@@ -172,6 +204,36 @@ def _field_doc(res, path, cls, field):
     return None
 
 
+def deprecation_notes(rel, spellings, prefix):
+    """String constants in the release that name a spelling and call it deprecated or
+    unsupported: spelling -> [{at, text}] (what a parser's choices cannot show)."""
+    out = {}
+    want = [x for x in spellings if isinstance(x, str) and x not in ('auto',)]
+    for path in sorted(rel.files):
+        if not path.startswith(prefix) or '/test' in path:
+            continue
+        src = rel.files[path]
+        if 'eprecat' not in src:
+            continue
+        if not any(w in src for w in want):
+            continue
+        try:
+            tree = rel.tree(path)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Constant, ast.JoinedStr)):
+                t = node.value if isinstance(node, ast.Constant) else text(node)
+                if not isinstance(t, str) or 'eprecat' not in t:
+                    continue
+                for w in want:
+                    if re.search(r'(?<![a-z0-9_])%s(?![a-z0-9_])' % re.escape(w), t):
+                        lst = out.setdefault(w, [])
+                        if len(lst) < 3:
+                            lst.append({'at': '%s:%d' % (path, node.lineno), 'text': _short(t, 200)})
+    return out
+
+
 def _short(s, n=400):
     if not isinstance(s, str):
         return s
@@ -227,7 +289,7 @@ def vllm(rel):
         facts['problems'].append('no OpenAI server entry point found')
         entry = {}
     facts['entry'] = entry
-    inv, dupes = inventory(walker.flags)
+    inv, dupes = inventory(walker.flags, rel, res)
     facts['flags'] = inv
     if dupes:
         facts['duplicateRegistrations'] = dupes
@@ -251,6 +313,10 @@ def vllm(rel):
     # ---- --kv-cache-dtype
     dtype = next((f for f in walker.flags if DTYPE_FLAG in f.strings), None)
     facts['dtypeFlag'] = vllm_dtype_flag(rel, res, dtype) if dtype else None
+    if facts['dtypeFlag']:
+        notes = deprecation_notes(rel, facts['dtypeFlag'].get('spellings') or [], 'vllm/')
+        if notes:
+            facts['dtypeFlag']['deprecationNotes'] = notes
     if dtype is None:
         facts['problems'].append('no --kv-cache-dtype in the serve parser')
 
@@ -399,7 +465,7 @@ def sglang(rel):
         ls = rel.files.get('sglang/launch_server.py', '')
         facts['parser'] = {'class': 'argparse.ArgumentParser', 'at': 'sglang/launch_server.py',
                            'allowAbbrevOff': 'allow_abbrev=False' in ls}
-    inv, dupes = inventory(walker.flags)
+    inv, dupes = inventory(walker.flags, rel, res)
     facts['flags'] = inv
     if dupes:
         facts['duplicateRegistrations'] = dupes
@@ -418,6 +484,9 @@ def sglang(rel):
         h = kw.get('help')
         if isinstance(h, str):
             d['help'] = _short(h, 700)
+        notes = deprecation_notes(rel, d['spellings'] or [], 'sglang/srt/')
+        if notes:
+            d['deprecationNotes'] = notes
         facts['dtypeFlag'] = d
     facts['kvFlags'] = kv_flags(inv)
 
