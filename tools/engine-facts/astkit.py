@@ -362,6 +362,9 @@ class Resolver:
                 for e in elts:
                     self._atoms(path, e, out, depth + 1)
                 return
+            if base in ('InitVar', 'Final', 'Required', 'NotRequired'):
+                self._atoms(path, elts[0], out, depth + 1)
+                return
             if base in ('Annotated', 'A'):
                 self._atoms(path, elts[0], out, depth + 1)
                 out['meta'].extend(elts[1:])

@@ -31,6 +31,9 @@ ENGINE_CLASSES = {
     'tensorrt-llm': ('com.example.kvcache.trtllm.TrtllmEngine', 'examples/engine-trtllm'),
 }
 # torch dtypes the release code assigns -> KvFormat ids of api/KvFormat.java
+# element type of a KvFormat with scales, to compare with the torch dtype a release stores
+ELEMENT = {'mxfp8': 'float8_e4m3fn', 'fp8_ds_mla': 'float8_e4m3fn',
+           'float8_e4m3fn_per_token_head': 'float8_e4m3fn'}
 TORCH_TO_FORMAT = {
     'torch.float8_e5m2': 'float8_e5m2', 'torch.float8_e4m3fn': 'float8_e4m3fn',
     'torch.float8_e4m3fnuz': 'float8_e4m3fnuz', 'torch.float8_e5m2fnuz': 'float8_e5m2fnuz',
@@ -138,8 +141,9 @@ def option_strings(flags):
     for f in flags.values():
         out.add(f['name'])
         out.update(f.get('aliases', []))
-        if f.get('negative'):
-            out.add(f['negative'])
+        for k in ('negative', 'inverse'):
+            if f.get(k):
+                out.add(f[k])
     return {s for s in out if isinstance(s, str) and s.startswith('--')}
 
 
@@ -162,6 +166,7 @@ def compare_argparse_engine(engine, data, java):
     fmt = Rows()
     kv = Rows()
     prefix = Rows()
+    prefix_amb = Rows()
     arity = Rows()
     report = Rows()
     notes = []
@@ -217,7 +222,8 @@ def compare_argparse_engine(engine, data, java):
                 # ---- formats the release states in code or in the flag's help
                 for s, claim in code_formats(engine, r, releases, i).items():
                     j = srow['formats'].get(s)
-                    if j is not None and claim[0] != j and not (j == 'model-dependent'):
+                    if j is not None and claim[0] != j and ELEMENT.get(j) != claim[0] and \
+                            j != 'model-dependent':
                         fmt.add(i, v, ('fmt', s, j, claim[0]),
                                 '`%s`: Java says %s, the release says %s (%s)' % (
                                     s, j, claim[0], claim[1]))
@@ -277,11 +283,14 @@ def compare_argparse_engine(engine, data, java):
                         (rv[0] in ('exact', 'unique') and rv[1] != jvd[1]):
                     if rv[0] == 'ambiguous':
                         needed = sorted(set(rv[1:]) - java_opts)
-                        what = ('`%s` is ambiguous in the release (%s); the Java inventory'
-                                ' reads it as `%s`: add %s' % (tok, ', '.join(rv[1:]), jvd[1]
-                                                               if len(jvd) > 1 else '?',
-                                                               ', '.join(needed)))
-                        key = ('prefix', t, tuple(needed))
+                        what = ('`%s`: the release exits on it (ambiguous among %d options);'
+                                ' the Java inventory reads it as `%s`; it lacks %s' % (
+                                    tok, len(rv) - 1, jvd[1] if len(jvd) > 1 else '?',
+                                    ', '.join('`%s`' % x for x in needed[:6]) +
+                                    (' and %d more' % (len(needed) - 6) if len(needed) > 6
+                                     else '')))
+                        prefix_amb.add(i, v, ('prefix', t, tuple(needed)), what)
+                        break
                     else:
                         what = ('`%s` reads as `%s` in the release; the Java inventory says %s'
                                 % (tok, rv[1] if len(rv) > 1 else '-',
@@ -293,7 +302,7 @@ def compare_argparse_engine(engine, data, java):
         # ---- dtype report
         compare_report(engine, i, r, java, report)
     return {'spellings': spell.rows, 'formats': fmt.rows, 'kvFlags': kv.rows,
-            'prefixes': prefix.rows, 'inventory': arity.rows, 'reports': report.rows,
+            'prefixes': prefix.rows, 'prefixesAmbiguous': prefix_amb.rows, 'inventory': arity.rows, 'reports': report.rows,
             'notes': notes}
 
 
@@ -458,7 +467,11 @@ def render(results, datas, java_note, timings, oracle):
     sections = [('spellings', 'Spellings (DtypeSpellings rows)'),
                 ('formats', 'KV format per spelling'),
                 ('kvFlags', 'Flags that change the KV representation'),
-                ('prefixes', 'Prefix reading of the flags the project reads'),
+                ('prefixes', 'Prefixes of a flag the project reads that the release reads as that'
+                 ' flag (or another one) while the Java inventory does not'),
+                ('prefixesAmbiguous', 'Prefixes the release refuses as ambiguous that the Java'
+                 ' inventory resolves (the engine exits on them anyway; the Java reader only'
+                 ' names them wrongly)'),
                 ('inventory', 'Flag inventory and dialect'),
                 ('reports', 'Dtype report')]
     for e in ('vllm', 'sglang'):
@@ -491,7 +504,7 @@ def render(results, datas, java_note, timings, oracle):
     if d:
         backends = {}
         for r in d['releases']:
-            key = (r.get('buildBackend'), r.get('redirectsTo'), r.get('pythonFiles'))
+            key = (r.get('buildBackend'), r.get('redirectsTo'), r.get('packageFiles'))
             backends.setdefault(key, []).append(r['version'])
         L += ['## tensorrt-llm', '',
               'Skipped: every file PyPI holds for `tensorrt-llm` is a placeholder sdist without'
@@ -499,16 +512,18 @@ def render(results, datas, java_note, timings, oracle):
               ' own index at install time, which this machine cannot reach (only PyPI). Per'
               ' release:', '']
         for (b, idx, py), vs in backends.items():
-            L.append('- build backend `%s`, index %s, %s .py files: %s' % (
-                b, idx or 'not named', py, span(vs)))
+            L.append('- %s, %s `tensorrt_llm` .py files: %s' % (
+                'build backend `%s` (index %s)' % (b, idx or 'not named') if b else
+                'setup.py placeholder with ERROR.txt', py, span(vs)))
         L.append('')
     if oracle:
         L += ['## The argparse oracle: each release\'s own parser, run with stubbed imports', '',
               '`python3 tools/engine-facts/extract.py oracle ENGINE` builds the release\'s serve'
               ' parser from its own code (third-party imports stubbed, no torch) and compares it'
               ' with the AST inventory above.', '',
-              '| engine | release | ran | parser | dialect probe | AST vs run |',
-              '|---|---|---|---|---|---|']
+              '| engine | release | ran | parser | dialect probe | --kv-cache-dtype values'
+              ' argparse accepts (probed) | AST vs run |',
+              '|---|---|---|---|---|---|---|']
         for e in sorted(oracle):
             for v in sorted(oracle[e], key=V):
                 o = oracle[e][v]
@@ -516,11 +531,19 @@ def render(results, datas, java_note, timings, oracle):
                     diff = o.get('diff') or {}
                     dd = 'agree (%d flags)' % o['count'] if not any(diff.values()) else \
                         '; '.join('%s: %s' % (k, ', '.join(x)) for k, x in diff.items() if x)
-                    L.append('| %s | %s | yes | %s | underscores=%s dotted=%s abbrev=%s | %s |' % (
-                        e, v, o.get('parser'), o.get('underscores'), o.get('dotted'),
-                        o.get('abbrev'), dd.replace('|', '\\|')))
+                    dt = o.get('dtype') or {}
+                    acc = dt.get('accepted')
+                    if acc is None:
+                        acc_s = 'no flag'
+                    elif dt.get('choices') is None:
+                        acc_s = 'any string (%s)' % ' '.join(acc)
+                    else:
+                        acc_s = ' '.join(acc)
+                    L.append('| %s | %s | yes | %s | underscores=%s dotted=%s abbrev=%s | %s | %s |'
+                             % (e, v, o.get('parser'), o.get('underscores'), o.get('dotted'),
+                                o.get('abbrev'), acc_s, dd.replace('|', '\\|')))
                 else:
-                    L.append('| %s | %s | no | | | %s |' % (e, v, (o.get('why') or '').replace(
+                    L.append('| %s | %s | no | | | | %s |' % (e, v, (o.get('why') or '').replace(
                         '|', '\\|')))
         L.append('')
     return '\n'.join(L) + '\n'

@@ -83,7 +83,7 @@ def _cap(v, n=160):
 
 def _flag_entry(f):
     out = {k: f[k] for k in ('name', 'arity', 'at') if k in f}
-    for k in ('aliases', 'short', 'negative', 'choices', 'default', 'action', 'nargs',
+    for k in ('aliases', 'short', 'negative', 'inverse', 'choices', 'default', 'action', 'nargs',
               'conditional', 'from', 'unresolvedNames', 'unresolvedKwargs', 'metavar'):
         if k in f:
             out[k] = _cap(f[k]) if k in ('default', 'choices', 'metavar') else f[k]
@@ -179,7 +179,11 @@ def lmdeploy_release(path, version):
                             qp_at = qp_at or '%s:%d' % (os.path.relpath(p, tmp), i)
     if proc.returncode != 0:
         err = proc.stderr.strip().splitlines()
-        return {'problems': ['its parser could not be run: ' + (err[-1] if err else 'failed')]}
+        why = err[-1] if err else 'failed'
+        if 'returned without parsing' in why:
+            why += ' (no argparse parser: this release\'s CLI is python-fire, as'
+            why += ' extract_flags.py\'s README says of releases before v0.2.0)'
+        return {'problems': ['its parser could not be run: ' + why]}
     data = json.loads(proc.stdout)
     flags = [{'name': f['name'], 'arity': f['arity'], **({'aliases': f['aliases']}
                                                             if 'aliases' in f else {})}
@@ -200,22 +204,29 @@ def lmdeploy_release(path, version):
 
 def trtllm_release(path):
     import tarfile
-    names, backend, index = [], None, None
+    names, backend, index, error = [], None, None, None
     with tarfile.open(path) as t:
         for m in t:
             names.append(m.name)
+            if m.name.endswith('ERROR.txt'):
+                error = ' '.join(t.extractfile(m).read().decode('utf-8', 'replace').split())[:200]
             if m.name.endswith('pyproject.toml'):
                 txt = t.extractfile(m).read().decode('utf-8', 'replace')
                 b = re.search(r'build-backend\s*=\s*"([^"]+)"', txt)
                 i = re.search(r'index_url\s*=\s*"([^"]+)"', txt)
                 backend = b.group(1) if b else None
                 index = i.group(1) if i else None
-    py = [n for n in names if n.endswith('.py')]
-    return {'files': len(names), 'pythonFiles': len(py), 'buildBackend': backend,
-            'redirectsTo': index,
-            'problems': ['placeholder sdist: no tensorrt_llm sources, its build backend (%s)'
-                         ' fetches the real wheel from %s at install time, which this machine'
-                         ' cannot reach' % (backend, index or "NVIDIA's index")] if not py else []}
+    py = [n for n in names if n.endswith('.py') and '/tensorrt_llm/' in '/' + n]
+    out = {'files': len(names), 'packageFiles': len(py), 'buildBackend': backend,
+           'redirectsTo': index}
+    if error:
+        out['errorTxt'] = error
+    if not py:
+        out['problems'] = ['placeholder sdist without tensorrt_llm sources: %s' % (
+            'its build backend %s fetches the real wheel from %s at install time, which this'
+            ' machine cannot reach' % (backend, index or "NVIDIA's index") if backend else
+            'its setup.py only points at NVIDIA\'s index (ERROR.txt: "%s")' % (error or '?'))]
+    return out
 
 
 def extract(engine, timings):
@@ -359,7 +370,14 @@ def main():
         log('wrote', write_data(e, records))
     timings['_all'] = {'seconds': round(time.time() - t0, 1),
                        'cacheBytes': pypi.cache_size(), 'cache': pypi.cache_root()}
-    with open(os.path.join(HERE, 'last-run.json'), 'w') as f:
+    p = os.path.join(HERE, 'last-run.json')
+    old = {}
+    if os.path.exists(p):
+        with open(p) as f:
+            old = json.load(f)
+    old.update(timings)  # engines not run this time keep their last measurement
+    timings = old
+    with open(p, 'w') as f:
         json.dump(timings, f, indent=1, sort_keys=True)
         f.write('\n')
     log(json.dumps(timings, indent=1, sort_keys=True))

@@ -38,8 +38,13 @@ def _flag_json(f):
     if f.generated:
         out['from'] = f.generated
     act = out.get('action')
-    if isinstance(act, str) and 'BooleanOptionalAction' in act and name and name.startswith('--'):
+    if isinstance(act, str) and ('BooleanOptionalAction' in act or 'EnableDisableAction' in act) \
+            and name and name.startswith('--'):
         out['negative'] = '--no-' + name[2:]
+        if 'EnableDisableAction' in act:  # vLLM 0.33+: --enable-x pairs with --disable-x
+            for a, b in (('--enable-', '--disable-'), ('--disable-', '--enable-')):
+                if name.startswith(a):
+                    out['inverse'] = b + name[len(a):]
     return out
 
 
@@ -76,6 +81,8 @@ def inventory(flags, rel=None, res=None, add_help=True):
         out['--help'] = {'name': '--help', 'short': ['-h'], 'arity': 'NONE', 'action': 'help',
                          'at': 'argparse.ArgumentParser(add_help=True)'}
     for f in flags:
+        if f.strings and all(isinstance(x, str) and not x.startswith('-') for x in f.strings):
+            continue  # a positional (model_tag), not an option
         j = _flag_json(f)
         if j['arity'].startswith('ACTION:') and rel is not None:
             a = action_arity(rel, res, j['arity'][len('ACTION:'):])
@@ -290,6 +297,20 @@ def vllm(rel):
         entry = {}
     facts['entry'] = entry
     inv, dupes = inventory(walker.flags, rel, res)
+    # vLLM 0.33+: FlexibleArgumentParser registers EnableDisableAction in place of
+    # BooleanOptionalAction (--enable-x pairs with --disable-x; --no-x stays, hidden)
+    for path in sorted(rel.files):
+        m = re.search(r'register\(\s*["\']action["\'],\s*(?:argparse\.)?BooleanOptionalAction,'
+                      r'\s*EnableDisableAction\s*\)', rel.files[path])
+        if m:
+            swap = '%s:%d' % (path, rel.files[path].count('\n', 0, m.start()) + 1)
+            for f in inv:
+                if 'BooleanOptionalAction' in str(f.get('action', '')):
+                    f['action'] = 'EnableDisableAction (%s)' % swap
+                    for a, b in (('--enable-', '--disable-'), ('--disable-', '--enable-')):
+                        if f['name'].startswith(a):
+                            f['inverse'] = b + f['name'][len(a):]
+            break
     facts['flags'] = inv
     if dupes:
         facts['duplicateRegistrations'] = dupes

@@ -9,6 +9,7 @@ import ast
 from astkit import LiteralType, Unknown, call_kwargs, text
 
 PARSERISH = ('parser', 'group', 'subparsers')
+DELETED = object()
 
 
 def _parserish(node):
@@ -38,7 +39,8 @@ class Flag:
         a = action if isinstance(action, str) else (action.text if isinstance(action, Unknown)
                                                      else None)
         if a in ('store_true', 'store_false', 'store_const', 'count', 'help', 'version',
-                 'append_const') or (a and 'BooleanOptionalAction' in a):
+                 'append_const') or (a and ('BooleanOptionalAction' in a or
+                                             'EnableDisableAction' in a)):
             return 'NONE'
         if nargs is None:
             return 'ONE' if a is None or a in ('store', 'append', 'extend') else \
@@ -80,7 +82,72 @@ class Walker:
         for stmt in body:
             self._stmt(path, stmt, env, skip, conditional)
 
+    def _override(self, path, target, env, value):
+        """`kw["field"]["key"] = v` / `del kw["field"]["key"]` on a get_kwargs() result."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript) and \
+                isinstance(target.value.value, ast.Name):
+            var = target.value.value.id
+            if var in env and env[var][0] == 'kwargs':
+                field = self.res.value(path, target.value.slice)
+                key = self.res.value(path, target.slice)
+                if isinstance(field, str) and isinstance(key, str):
+                    env.setdefault(('ovr', var), {}).setdefault(field, {})[key] = value
+                    return True
+        return False
+
+    def _edit_helper(self, path, call, env):
+        """`kw = cls._customize_cli_kwargs(kw)`: walk the helper with its parameter bound to the
+        same get_kwargs() result, so its `kw["f"]["k"] = v` edits apply."""
+        args = [a for a in call.args if isinstance(a, ast.Name) and a.id in env and
+                env[a.id][0] == 'kwargs']
+        if not args:
+            return
+        var = args[0].id
+        f = call.func
+        target = None
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call) and \
+                text(f.value.func) == 'super' and env.get('cls'):
+            cpath, cls = env['cls']
+            for b in cls.bases:
+                found = self.res.resolve_expr(cpath, b)
+                if found and found[0] == 'class':
+                    m = self.res.class_attr(found[2], found[1], f.attr)
+                    if m and m[0] == 'func':
+                        target = (m[2], m[1], (found[2], found[1]))
+                        break
+        else:
+            target = self._resolve_callable(path, f, env)
+        if target is None:
+            return
+        fpath, fn, bound = target
+        key = ('edit', fpath, fn.lineno, id(env.get(('ovr', var))))
+        if key in self.visited:
+            return
+        self.visited.add(key)
+        params = [a.arg for a in fn.args.args if a.arg not in ('self', 'cls')]
+        if not params:
+            return
+        local = {'cls': bound or env.get('cls')}
+        local[params[0]] = env[var]
+        local[('ovr', params[0])] = env.setdefault(('ovr', var), {})
+        self._block(fpath, fn.body, local, (), False)
+
     def _stmt(self, path, stmt, env, skip, conditional):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and self._override(
+                path, stmt.targets[0], env, self._eval(path, stmt.value, env)):
+            return
+        if isinstance(stmt, (ast.Assign, ast.Return)) and isinstance(stmt.value, ast.Call):
+            self._edit_helper(path, stmt.value, env)
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == 'pop' \
+                and stmt.value.args and self._override(
+                    path, ast.Subscript(value=stmt.value.func.value,
+                                        slice=stmt.value.args[0]), env, DELETED):
+            return
+        if isinstance(stmt, ast.Delete):
+            for t in stmt.targets:
+                self._override(path, t, env, DELETED)
+            return
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
@@ -119,11 +186,13 @@ class Walker:
         """`for key, value in kwargs.items(): group.add_argument(f"--{key...}", **value)`."""
         it = stmt.iter
         src = None
+        ovr = {}
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
                 it.func.attr == 'items':
             base = it.func.value
             if isinstance(base, ast.Name) and base.id in env and env[base.id][0] == 'kwargs':
                 src = env[base.id][1]
+                ovr = env.get(('ovr', base.id), {})
             else:
                 src = self._kwargs_source(path, base, env)
         if src is None:
@@ -149,7 +218,7 @@ class Walker:
         for field, fstmt, fpath in self.res.class_fields(cpath, cls):
             local = dict(env)
             local[kname] = ('str', field)
-            local[vname] = ('field', (fpath, cls, fstmt, field))
+            local[vname] = ('field', (fpath, cls, fstmt, field, ovr.get(field, {})))
             for node in stmt.body:
                 for call in ast.walk(node):
                     if isinstance(call, ast.Call):
@@ -260,7 +329,17 @@ class Walker:
         named, splats = call_kwargs(call)
         kwargs = {}
         generated = None
-        for s in splats:
+        flat = []
+        for s in splats:  # `**{**kw["field"], "default": None}`
+            if isinstance(s, ast.Dict):
+                for k, v in zip(s.keys, s.values):
+                    if k is None:
+                        flat.append(v)
+                    elif isinstance(k, ast.Constant) and isinstance(k.value, str):
+                        named.setdefault(k.value, v)
+            else:
+                flat.append(s)
+        for s in flat:
             fld = None
             if isinstance(s, ast.Subscript) and isinstance(s.value, ast.Name) and \
                     s.value.id in env and env[s.value.id][0] == 'kwargs':
@@ -269,12 +348,18 @@ class Walker:
                 if isinstance(key, str):
                     found = self.res.class_attr(cpath, cls, key)
                     if found and found[0] == 'field':
-                        fld = (found[2], cls, found[1], key)
+                        fld = (found[2], cls, found[1], key,
+                               env.get(('ovr', s.value.id), {}).get(key, {}))
             elif isinstance(s, ast.Name) and s.id in env and env[s.id][0] == 'field':
                 fld = env[s.id][1]
             if fld is not None:
-                fpath, cls, fstmt, fname = fld
+                fpath, cls, fstmt, fname, over = fld
                 kwargs.update(self.rules(fpath, cls, fstmt))
+                for k, v in over.items():
+                    if v is DELETED:
+                        kwargs.pop(k, None)
+                    else:
+                        kwargs[k] = v
                 generated = '%s.%s' % (cls.name, fname)
             else:
                 kwargs['**'] = Unknown(text(s))
@@ -322,6 +407,7 @@ def vllm_field_rules(release_src):
     arg_utils.py does (its rules are read from the release's own source text)."""
     optional_bool_str = 'type_hints == {bool, str, type(None)}' in release_src
     boolean_optional = 'BooleanOptionalAction' in release_src
+    enable_disable = 'EnableDisableAction' in release_src
     str_literal_metavar = 'metavar' in release_src and 'literal_to_kwargs' in release_src
 
     def rules(res, path, cls, stmt):
@@ -339,8 +425,8 @@ def vllm_field_rules(release_src):
         elif optional_bool_str and core == {'bool', 'str'} and 'None' in names:
             kw['nargs'] = '?'
         elif 'bool' in core:
-            kw['action'] = Unknown('argparse.BooleanOptionalAction') if boolean_optional \
-                else 'store_true'
+            kw['action'] = Unknown('EnableDisableAction') if enable_disable else \
+                Unknown('argparse.BooleanOptionalAction') if boolean_optional else 'store_true'
         elif atoms['literals']:
             vals = []
             for lit in atoms['literals']:
