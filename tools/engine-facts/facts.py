@@ -84,6 +84,8 @@ def inventory(flags, rel=None, res=None, add_help=True):
         if f.strings and all(isinstance(x, str) and not x.startswith('-') for x in f.strings):
             continue  # a positional (model_tag), not an option
         j = _flag_json(f)
+        if j['arity'].startswith('ACTION:') and 'nargs' in f.kwargs and f.kwargs['nargs'] is None:
+            j['arity'] = 'ONE'  # an explicit nargs=None overrides the Action class's own default
         if j['arity'].startswith('ACTION:') and rel is not None:
             a = action_arity(rel, res, j['arity'][len('ACTION:'):])
             if a:
