@@ -4,6 +4,7 @@ r"""Engine facts from every release's own files on PyPI (issue 32).
     python3 tools/engine-facts/extract.py [ENGINE...]            # fetch, read, write, compare
     python3 tools/engine-facts/extract.py oracle ENGINE [--all | --versions V,V] [--jobs 1]
     python3 tools/engine-facts/extract.py compare                # report only, from the data files
+    python3 tools/engine-facts/extract.py suggest ENGINE         # proposed table rows (suggest.py)
 
 ENGINE is vllm, sglang, lmdeploy or tensorrt-llm (default: all four).  Run from anywhere; paths are
 relative to the repository that holds this file.  Not part of the Maven build or the default test
@@ -355,6 +356,9 @@ def main():
     if argv and argv[0] == 'compare':
         import compare
         return compare.main(argv[1:])
+    if argv and argv[0] == 'suggest':
+        import suggest
+        return suggest.main(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('engines', nargs='*', choices=list(ENGINES) + [[]], default=[])

@@ -156,6 +156,40 @@ def if_chain_map(rel, res, path_filter, subject=re.compile(r'kv_cache_dtype$|cac
     return out
 
 
+def refusing_branches(rel, path_filter, subject=re.compile(r'kv_cache_dtype$|cache_dtype$')):
+    """spelling -> [{at, text}] for `if <dtype> == "s": raise ...` whose body starts by raising:
+    a spelling the parser takes that the release refuses once it starts."""
+    out = {}
+    for path in sorted(rel.files):
+        if not path_filter(path) or '/test' in path:
+            continue
+        src = rel.files[path]
+        if 'raise' not in src or 'cache_dtype' not in src:
+            continue
+        try:
+            tree = rel.tree(path)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+                continue
+            t = node.test
+            if len(t.ops) != 1 or not isinstance(t.ops[0], ast.Eq) or \
+                    not subject.search(text(t.left)) or \
+                    not isinstance(t.comparators[0], ast.Constant) or \
+                    not node.body or not isinstance(node.body[0], ast.Raise):
+                continue
+            exc = node.body[0].exc
+            msg = ''
+            if isinstance(exc, ast.Call) and exc.args:
+                parts = [a.value for a in ast.walk(exc.args[0])
+                         if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                msg = ''.join(parts)
+            out.setdefault(t.comparators[0].value, []).append(
+                {'at': '%s:%d' % (path, node.lineno), 'text': msg[:200]})
+    return out
+
+
 def dict_maps(rel, res, names):
     """Module-level dicts such as STR_DTYPE_TO_TORCH_DTYPE: name -> {at, map}."""
     out = {}
@@ -332,6 +366,18 @@ def vllm(rel):
         'allowAbbrevOff': any('allow_abbrev=False' in rel.files.get(c, '') for c in candidates
                               if c in rel.files),
     }
+    if flex and uses_flex:
+        # what FlexibleArgumentParser.parse_args rewrites: underscores in a flag's name, and
+        # (later) --flag.member value pairs folded into one JSON value of --flag
+        src = rel.files[flex[0]]
+        body = src[src.find('class FlexibleArgumentParser'):]
+        m = re.search(r"replace\(\s*['\"]_['\"],\s*['\"]-['\"]\s*\)", body)
+        d = re.search(r"startswith\(['\"]--?['\"]\) and ['\"]\.['\"] in processed_arg", body)
+        base = len(src) - len(body)
+        facts['parser']['underscoresAsDashesAt'] = (
+            '%s:%d' % (flex[0], src.count('\n', 0, base + m.start()) + 1) if m else None)
+        facts['parser']['dottedMembersAt'] = (
+            '%s:%d' % (flex[0], src.count('\n', 0, base + d.start()) + 1) if d else None)
 
     # ---- --kv-cache-dtype
     dtype = next((f for f in walker.flags if DTYPE_FLAG in f.strings), None)
@@ -533,11 +579,19 @@ def sglang(rel):
                             'handler': fn.name,
                             'deprecated': 'deprecated' in body.lower(),
                             'serverArgsInBody': ('server_args' in body),
-                            'internalStates': 'internal_states' in body,
+                            # a list of per-rank states under its own key (not merged flat)
+                            'internalStates': bool(re.search(
+                                r'["\']internal_states["\']\s*:', body)),
                         }
     facts['report'] = {'routes': routes, 'field': 'kv_cache_dtype'} if routes else None
     facts['dtypeBranches'] = if_chain_map(rel, res, lambda p: p.startswith('sglang/srt/') and (
         'model_runner' in p or 'kv_cache_dtype' in p or 'mem_cache' in p)) or None
+    if facts.get('dtypeFlag'):
+        refused = refusing_branches(rel, lambda p: p.startswith('sglang/srt/') and (
+            'model_runner' in p or 'kv_cache_dtype' in p or 'mem_cache' in p))
+        refused = {k: v for k, v in refused.items() if k in (facts['dtypeFlag']['spellings'] or [])}
+        if refused:
+            facts['dtypeFlag']['refusedAtStartup'] = refused
     return facts
 
 
