@@ -1,4 +1,9 @@
+import ai.gpustack.kvcache.api.ReuseDomain;
+import ai.gpustack.kvcache.api.RoleKind;
+import ai.gpustack.kvcache.spi.ArgGroup;
 import ai.gpustack.kvcache.spi.ArgvDialect;
+import ai.gpustack.kvcache.spi.AttachmentRequest;
+import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.DtypeReport;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
@@ -11,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * What the Java engine modules claim, as JSON on stdout, for tools/engine-facts/extract.py's
@@ -51,7 +57,8 @@ public class DumpEngines {
             f.kvEffect().map(DumpEngines::q).orElse("null")));
       }
       inventories.add(obj(range(i.versions()), "dialect", dialect(i.dialect().orElse(e.dialect())),
-          "flags", arr(flags), "source", q(i.source())));
+          "flags", arr(flags), "rendered", arr(rendered(e, i).stream().map(DumpEngines::q).toList()),
+          "source", q(i.source())));
     }
     List<String> reports = new ArrayList<>();
     for (DtypeReport r : e.dtypeReports()) {
@@ -64,6 +71,23 @@ public class DumpEngines {
         arr(e.listenFlags().stream().map(DumpEngines::q).toList()), "dialect",
         dialect(e.dialect()), "spellings", arr(spellings), "inventories", arr(inventories),
         "reports", arr(reports));
+  }
+
+  /** The flags an attachment renders at the first version of {@code i} (connector, defaulted). */
+  static List<String> rendered(Engine e, FlagInventory i) {
+    String version = i.versions().from().map(EngineVersion::raw).orElse("0");
+    String dtype = e.dtypeSpellings().newest().spellings().stream()
+        .filter(s -> !s.equals("auto")).findFirst().orElse("auto");
+    TreeSet<String> flags = new TreeSet<>();
+    for (RoleKind kind : RoleKind.values()) {
+      CacheAttachment a = e.attachment(AttachmentRequest.builder().roleKind(kind)
+          .engineVersion(Optional.of(version)).clientEndpoint("master:50051")
+          .domain(ReuseDomain.builder().name("d").blockSize(16).dtype(dtype).build()).build());
+      a.connectorArgs().stream().filter(t -> t.startsWith("--"))
+          .map(t -> t.contains("=") ? t.substring(0, t.indexOf('=')) : t).forEach(flags::add);
+      a.defaultedArgs().stream().map(ArgGroup::flag).forEach(flags::add);
+    }
+    return List.copyOf(flags);
   }
 
   static String dialect(ArgvDialect d) {
