@@ -480,6 +480,8 @@ final class ReleaseFactsChecks {
           if (!agree) {
             Set<String> lacking = new TreeSet<>(candidates);
             lacking.removeAll(inventory.byName().keySet());
+            Set<String> extra = new TreeSet<>(java.candidates());
+            extra.removeAll(candidates);
             out.add(
                 where
                     + ": "
@@ -491,6 +493,9 @@ final class ReleaseFactsChecks {
                     + " "
                     + javaSays
                     + (lacking.isEmpty() ? "" : "; it lacks " + String.join(", ", lacking))
+                    + (extra.isEmpty()
+                        ? ""
+                        : "; it lists " + String.join(", ", extra) + ", which the release lacks")
                     + (named.contains(flag)
                             && candidates.size() > 1
                             && java.reading() == FlagReading.AMBIGUOUS

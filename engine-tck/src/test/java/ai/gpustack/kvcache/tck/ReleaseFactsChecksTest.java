@@ -178,7 +178,8 @@ class ReleaseFactsChecksTest {
                 + " start its range at the release that adds it",
             "fake 2.0 (fake-2.0.tar.gz), release-facts-fake.json: --k reads as"
                 + " --kv-cache-dtype in the release, but flagInventories() for >=2.0 finds it"
-                + " ambiguous (--kv-cache-dtype, --kv-cache-size)");
+                + " ambiguous (--kv-cache-dtype, --kv-cache-size); it lists --kv-cache-size, which the"
+                + " release lacks");
     assertThat(ReleaseFactsChecks.kvFlagProblems(fake, FACTS, Map.of()))
         .containsExactly(
             "fake 2.0 (fake-2.0.tar.gz), release-facts-fake.json: the release has --config"
