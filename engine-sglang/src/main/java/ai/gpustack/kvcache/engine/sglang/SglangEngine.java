@@ -329,8 +329,8 @@ public final class SglangEngine implements Engine {
           .build();
 
   private static final String SHAPE =
-      "shaped after http_server.py at the tag (asdict(server_args) merged with the scheduler info;"
-          + " values illustrative, not captured from a running server)";
+      "shaped after that release's server handler (asdict(server_args) merged with the"
+          + " scheduler info; values illustrative, not captured from a running server)";
 
   private static final List<DtypeReport> REPORTS =
       List.of(
