@@ -56,6 +56,33 @@ public enum KvFormat {
       "turboquant_k3v4_nc", "TurboQuant: rotated 3-bit keys with norms, 4-bit uniform values"),
   TURBOQUANT_3BIT_NC(
       "turboquant_3bit_nc", "TurboQuant: rotated 3-bit keys with norms, 3-bit uniform values"),
+  /**
+   * vLLM's {@code ultraquant_4bit} (vllm 0.32.0 sdist,
+   * vllm/v1/attention/backends/ultraquant_attn.py:5: "FP4 E2M1 codes + UE8M0 power-of-two
+   * per-group-32 scales with Hadamard-rotated keys"): MXFP4's element and scale, but the keys are
+   * rotated first, so another reader's keys would not match.
+   */
+  ULTRAQUANT_4BIT(
+      "ultraquant_4bit", "UltraQuant: FP4 E2M1, E8M0 scales per 32, Hadamard-rotated keys"),
+  /**
+   * vLLM's Octave formats (vllm 0.33.0 sdist, vllm/v1/attention/ops/rocm_octave.py:3): each token
+   * and head in one slot of Lloyd-Max codebook codes after random sign flips and Walsh-Hadamard
+   * rotations, with FP16 scales; block keys give RoPE blocks 4-bit and NoPE blocks 3-bit codes, a
+   * scale per 64 dimensions; values are rotated whole.
+   */
+  OCTAVE_K3V4(
+      "octave_k3v4",
+      "Octave: rotated keys (4-bit RoPE, 3-bit NoPE blocks of 64), rotated 4-bit values,"
+          + " codebook codes, FP16 scales"),
+  /** {@link #OCTAVE_K3V4} with 3-bit values. */
+  OCTAVE_K3V3(
+      "octave_k3v3",
+      "Octave: rotated keys (4-bit RoPE, 3-bit NoPE blocks of 64), rotated 3-bit values,"
+          + " codebook codes, FP16 scales"),
+  /** Octave with keys rotated whole, all 3-bit under one scale (rocm_octave.py:11). */
+  OCTAVE_K3V3_COMPACT(
+      "octave_k3v3_compact",
+      "Octave: keys rotated whole, 3-bit, one scale; rotated 3-bit values, codebook codes"),
   /** LMDeploy's {@code --quant-policy 42}: 3-bit Lloyd-Max keys plus a 1-bit QJL residual sign. */
   TURBOQUANT_K4V2_QJL(
       "turboquant_k4v2_qjl",

@@ -9,9 +9,14 @@ import java.util.stream.Collectors;
 import org.immutables.value.Value;
 
 /**
- * The long options an engine's parser knows for a range of its versions: at least every option that
- * shares a prefix with a flag this project reads (the dtype flag, owned, listen and defaulted
- * flags), because prefix abbreviation is decided against all of them.
+ * The long options an engine's parser knows for a range of its versions, as many as it takes for
+ * every prefix of a flag this project reads (the dtype, owned, listen and defaulted flags, and the
+ * flags that change the KV format) to resolve as that parser resolves it: to the same flag, or as
+ * ambiguous. For the dtype flags that means every option sharing three or more leading characters
+ * with one, since an ambiguous prefix of a dtype flag is refused naming its candidates; for the
+ * others, one option sharing each one's longest prefix is enough. Every option listed exists in
+ * every release of the range, with the arity it has there (the dtype, owned, listen and rendered
+ * flags excepted: the contract kit requires them in every range).
  */
 @Value.Immutable
 abstract class FlagInventoryDef implements Versioned {

@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * SGLang ({@code python3 -m sglang.launch_server}). Its launcher is plain argparse: prefix
@@ -35,24 +34,30 @@ public final class SglangEngine implements Engine {
   static final String STORAGE_BACKEND_EXTRA_CONFIG = "--hicache-storage-backend-extra-config";
   static final String HIERARCHICAL_CACHE = "--enable-hierarchical-cache";
 
-  /**
-   * The release tags were read from the bytedance-iaas/sglang fork, which carries upstream's tags
-   * (its v0.2.14 and v0.4.1.post3 are the bump commits kazemnejad/sglang holds too).
-   */
-  private static final String FORK = "python/sglang/srt/server_args.py at the release tag";
+  private static final PlatformFormats ROCM_E5M2_FNUZ =
+      PlatformFormats.builder()
+          .platform("ROCm")
+          .putFormats("fp8_e5m2", FLOAT8_E5M2FNUZ)
+          .source(
+              "sglang 0.3.6 sdist: sglang/srt/model_executor/model_runner.py:442"
+                  + " (torch.float8_e5m2fnuz when is_hip(), the platform found at run time);"
+                  + " fp8_e4m3 has no HIP branch before 0.4.8.post1 (0.4.1.post6:"
+                  + " model_runner.py:544)")
+          .build();
 
-  /** Before 0.5.7 the ROCm build stores both FP8 spellings in their fnuz variants. */
+  /** From 0.4.8.post1 ROCm stores both FP8 spellings in their fnuz variants. */
   private static final PlatformFormats ROCM_FNUZ =
       PlatformFormats.builder()
           .platform("ROCm")
           .putFormats("fp8_e4m3", FLOAT8_E4M3FNUZ)
           .putFormats("fp8_e5m2", FLOAT8_E5M2FNUZ)
           .source(
-              "model_runner.py at v0.4.8.post1 and v0.5.6: float8_e4m3fnuz / float8_e5m2fnuz under"
-                  + " is_hip (PR #7148)")
+              "sglang 0.4.8.post1 sdist: sglang/srt/model_executor/model_runner.py:863 and :868"
+                  + " (torch.float8_e5m2fnuz and float8_e4m3fnuz when is_hip(), the platform found"
+                  + " at run time)")
           .build();
 
-  /** From 0.5.7 ROCm stores its platform FP8 for either spelling (PR #13147). */
+  /** From 0.5.6.post2 ROCm stores its device's FP8 for either spelling. */
   private static final List<PlatformFormats> ROCM_PLATFORM_FP8 =
       List.of(
           PlatformFormats.builder()
@@ -60,13 +65,18 @@ public final class SglangEngine implements Engine {
               .putFormats("fp8_e4m3", FLOAT8_E4M3FNUZ)
               .putFormats("fp8_e5m2", FLOAT8_E4M3FNUZ)
               .source(
-                  "model_runner.py at v0.5.7 and mem_cache/kv_cache_dtype.py at v0.5.18: fp8_dtype,"
-                      + " fnuz when the arch is gfx94x")
+                  "sglang 0.5.6.post2 sdist: sglang/srt/model_executor/model_runner.py:1640 and"
+                      + " :1645 (fp8_dtype when is_hip()), fp8_dtype from"
+                      + " sglang/srt/layers/quantization/fp8_kernel.py:78 (float8_e4m3fnuz when"
+                      + " \"gfx94\" is in the device's gcnArchName, read at run time); from 0.5.16"
+                      + " in sglang/srt/mem_cache/kv_cache_dtype.py:43")
               .build(),
           PlatformFormats.builder()
               .platform("ROCm gfx950 and newer")
               .putFormats("fp8_e5m2", FLOAT8_E4M3FN)
-              .source("the same files: fp8_dtype is float8_e4m3fn off gfx94x, for fp8_e5m2 too")
+              .source(
+                  "the same lines: fp8_dtype is float8_e4m3fn off gfx94x (fp8_kernel.py:89), for"
+                      + " fp8_e5m2 too")
               .build());
 
   private static final SpellingTable SPELLINGS = spellingTable();
@@ -81,78 +91,73 @@ public final class SglangEngine implements Engine {
                 accepted,
                 "0.2.14",
                 "0.3.6",
-                FORK + ": v0.2.14 adds choices auto fp8_e5m2 (PR #1204); v0.2.13 has no flag",
+                "sglang 0.2.14 sdist: sglang/srt/server_args.py:204 (choices auto fp8_e5m2; 0.2.13"
+                    + " has no --kv-cache-dtype); sglang/srt/model_executor/model_runner.py:339"
+                    + " stores torch.float8_e5m2",
                 List.of()),
             range(
                 accepted,
                 "0.3.6",
                 "0.4.1.post6",
-                FORK
-                    + ": unchanged; model_runner.py stores fp8_e5m2 as float8_e5m2fnuz on ROCm"
-                    + " from v0.3.6",
-                List.of(
-                    PlatformFormats.builder()
-                        .platform("ROCm")
-                        .putFormats("fp8_e5m2", FLOAT8_E5M2FNUZ)
-                        .source("model_runner.py at v0.3.6: float8_e5m2fnuz under is_hip")
-                        .build()),
-                Map.of()),
+                "sglang 0.3.6 sdist: sglang/srt/server_args.py (the choices of 0.2.14); ROCm"
+                    + " stores fp8_e5m2 as fnuz from here",
+                List.of(ROCM_E5M2_FNUZ)),
             range(
                 accepted,
                 "0.4.1.post6",
                 "0.4.8.post1",
-                FORK
-                    + ": v0.4.1.post6 adds fp8_e4m3 (PR #2786; absent in v0.4.1.post5); ROCm"
-                    + " assigns fp8_e4m3 no dtype until v0.4.8.post1",
-                List.of(
-                    PlatformFormats.builder()
-                        .platform("ROCm")
-                        .putFormats("fp8_e5m2", FLOAT8_E5M2FNUZ)
-                        .source("model_runner.py at v0.4.1.post6: only fp8_e5m2 has a HIP dtype")
-                        .build()),
+                "sglang 0.4.1.post6 sdist: sglang/srt/server_args.py:355 (adds fp8_e4m3);"
+                    + " sglang/srt/model_executor/model_runner.py:549 stores torch.float8_e4m3fn",
+                List.of(ROCM_E5M2_FNUZ),
                 Map.of("fp8_e4m3", FLOAT8_E4M3FN)),
             range(
                 accepted,
                 "0.4.8.post1",
                 "0.5.4",
-                FORK + ": unchanged; ROCm stores fp8_e4m3 as float8_e4m3fnuz from v0.4.8.post1",
-                List.of(ROCM_FNUZ),
-                Map.of()),
+                "sglang 0.4.8.post1 sdist: sglang/srt/server_args.py (the choices of 0.4.1.post6);"
+                    + " ROCm stores fp8_e4m3 as fnuz from here",
+                List.of(ROCM_FNUZ)),
             range(
                 accepted,
                 "0.5.4",
                 "0.5.4.post3",
-                FORK + ": v0.5.4 adds bf16 and bfloat16 (PR #11749; absent in v0.5.3.post3)",
+                "sglang 0.5.4 sdist: sglang/srt/server_args.py:1789 (adds bf16 and bfloat16);"
+                    + " sglang/srt/model_executor/model_runner.py:1633 stores torch.bfloat16",
                 List.of(ROCM_FNUZ),
                 Map.of("bf16", BFLOAT16, "bfloat16", BFLOAT16)),
             range(
                 accepted,
                 "0.5.4.post3",
-                "0.5.7",
-                FORK
-                    + ": v0.5.4.post3 adds fp4_e2m1 (PR #10078; absent in v0.5.4.post2), stored"
-                    + " as float4_e2m1fn_x2 with an E8M0 exponent per 16 (layers/quantization/"
-                    + "kvfp4_tensor.py)",
+                "0.5.6.post2",
+                "sglang 0.5.4.post3 sdist: sglang/srt/server_args.py:2015 (adds fp4_e2m1);"
+                    + " sglang/srt/model_executor/model_runner.py:1534 stores"
+                    + " torch.float4_e2m1fn_x2, scaled per 16 values"
+                    + " (sglang/srt/layers/quantization/kvfp4_tensor.py:46) by an E8M0 exponent"
+                    + " (:51, exponent + 127 as uint8)",
                 List.of(ROCM_FNUZ),
                 Map.of("fp4_e2m1", FP4_E2M1_BLOCK16_E8M0)),
             range(
                 accepted,
-                "0.5.7",
+                "0.5.6.post2",
                 "0.5.16",
-                FORK
-                    + ": unchanged spellings; ROCm stores its platform FP8 from v0.5.7 (PR #13147)",
-                ROCM_PLATFORM_FP8,
-                Map.of()),
+                "sglang 0.5.6.post2 sdist: sglang/srt/server_args.py (the choices of 0.5.4.post3);"
+                    + " ROCm stores its device's FP8 from here",
+                ROCM_PLATFORM_FP8),
             range(
                 without(accepted, "fp4_e2m1"),
                 "0.5.16",
                 null,
-                FORK
-                    + ": v0.5.16 adds mxfp8, nvfp4 and fp4_mx_block16 (PRs #21601, #31681;"
-                    + " layers/quantization/fp4_kv_cache_quant_method.py); v0.5.16 to v0.5.18 still"
-                    + " list fp4_e2m1 but refuse it at startup (\"deprecated. Use"
-                    + " fp4_mx_block16\"), so it is not accepted here; arg_groups/fields/model.py @"
-                    + " 0116c606 agrees; v0.5.19 not read",
+                "sglang 0.5.16 wheel: sglang/srt/server_args.py:616 (adds fp4_mx_block16, mxfp8"
+                    + " and nvfp4; from 0.5.20 in sglang/srt/arg_groups/fields/model.py:208):"
+                    + " nvfp4 and fp4_mx_block16 store torch.float4_e2m1fn_x2"
+                    + " (sglang/srt/mem_cache/kv_cache_dtype.py:62), scaled per 16 by FP8 E4M3 and"
+                    + " by E8M0 (sglang/srt/layers/quantization/fp4_kv_cache_quant_method.py:333"
+                    + " and :559), mxfp8 float8_e4m3fn per 32 (sglang/srt/mem_cache/"
+                    + "memory_pool.py:3197); fp4_e2m1 is still listed through 0.5.20 but"
+                    + " sglang/srt/mem_cache/kv_cache_dtype.py:57 refuses it at startup"
+                    + " (\"deprecated. Use --kv-cache-dtype=fp4_mx_block16\"), so it is not"
+                    + " accepted here; 0.5.21 drops it from the choices"
+                    + " (arg_groups/fields/model.py:201); the same through 0.5.23",
                 ROCM_PLATFORM_FP8,
                 Map.of(
                     "fp4_mx_block16", FP4_E2M1_BLOCK16_E8M0,
@@ -192,90 +197,140 @@ public final class SglangEngine implements Engine {
     return accepted;
   }
 
-  private static final List<FlagSpec> BASE_FLAGS =
-      List.of(
-          FlagSpec.toggle("--help"),
-          FlagSpec.value("--host"),
-          FlagSpec.value("--port"),
-          FlagSpec.value("--model-path"),
-          FlagSpec.value("--model"),
-          FlagSpec.value("--kv-cache-dtype"),
-          FlagSpec.value("--hicache-ratio"),
-          FlagSpec.value("--hicache-size"),
-          FlagSpec.value("--hicache-write-policy"),
-          FlagSpec.value("--hicache-io-backend"),
-          FlagSpec.value("--hicache-mem-layout"),
-          FlagSpec.value(STORAGE_BACKEND),
-          FlagSpec.value("--hicache-storage-prefetch-policy"),
-          FlagSpec.value(STORAGE_BACKEND_EXTRA_CONFIG),
-          FlagSpec.toggle(HIERARCHICAL_CACHE),
-          FlagSpec.toggle("--enable-metrics"),
-          FlagSpec.value("--disaggregation-mode"),
-          FlagSpec.value("--disaggregation-transfer-backend"),
-          FlagSpec.value("--disaggregation-bootstrap-port"));
-
   private static final FlagSpec QUANTIZATION_PARAM_PATH =
       FlagSpec.value("--quantization-param-path")
           .withKvEffect("loads per-layer KV-cache scaling factors from a JSON file");
-  private static final FlagSpec KV_EVENTS_CONFIG = FlagSpec.value("--kv-events-config");
   private static final FlagSpec CONFIG =
       FlagSpec.value("--config")
           .withKvEffect(
               "reads server arguments from a YAML file, which can set KV-cache options the"
                   + " webhook cannot see (the rendered --kv-cache-dtype still wins over the"
                   + " file's)");
-  private static final List<FlagSpec> KV_CANARY_FLAGS =
-      List.of(
-          FlagSpec.value("--kv-canary"),
-          FlagSpec.value("--kv-canary-real-data"),
-          FlagSpec.value("--kv-canary-sweep-interval"));
+  private static final FlagSpec DRAFT_KV_CACHE_DTYPE =
+      FlagSpec.value("--speculative-draft-kv-cache-dtype")
+          .withKvEffect(
+              "stores the speculative draft model's KV cache in another dtype; HiCache's Mooncake"
+                  + " store keeps the draft pool beside the target's");
 
+  /**
+   * Per range: every option sharing three or more leading characters with --kv-cache-dtype (an
+   * ambiguous prefix of it is refused naming them all), and for each other flag read here one
+   * option sharing its longest prefix, so each prefix resolves as that release's parser resolves it
+   * (tools/engine-facts/extract.py suggest sglang). The HiCache flags the attachment renders are
+   * listed from the start because the kit requires every rendered flag in every inventory; SGLang
+   * has --enable-hierarchical-cache from 0.4.2.post1 and the storage backend flags from 0.4.9.post3
+   * and 0.5.1.post3, and no cache attaches to an earlier release.
+   */
   private static final List<FlagInventory> INVENTORIES =
-      List.of(
-          inventory(
+      new InventoryRanges()
+          .from(
               "0.2.14",
+              ArgvDialect.argparse(),
+              "sglang 0.2.14 sdist: sglang/srt/server_args.py:200 (--kv-cache-dtype, the only --k"
+                  + " flag), plain argparse.ArgumentParser (sglang/launch_server.py)",
+              FlagSpec.toggle("--help"),
+              FlagSpec.value("--host"),
+              FlagSpec.value("--port"),
+              FlagSpec.value("--kv-cache-dtype"),
+              FlagSpec.toggle("--enable-mixed-chunk"),
+              FlagSpec.toggle(HIERARCHICAL_CACHE),
+              FlagSpec.value(STORAGE_BACKEND),
+              FlagSpec.value(STORAGE_BACKEND_EXTRA_CONFIG))
+          .from(
+              "0.4.1.post2",
+              ArgvDialect.argparse(),
+              "sglang 0.4.1.post2 sdist: sglang/srt/server_args.py:442 (--prefill-only-one-req"
+                  + " makes --p ambiguous)",
+              FlagSpec.value("--prefill-only-one-req"))
+          .from(
               "0.4.1.post6",
-              FORK + " v0.2.14 to v0.4.1.post5: --kv-cache-dtype the only --kv flag",
-              List.of()),
-          inventory(
-              "0.4.1.post6",
+              ArgvDialect.argparse(),
+              "sglang 0.4.1.post6 sdist: sglang/srt/server_args.py:358"
+                  + " (--quantization-param-path)",
+              QUANTIZATION_PARAM_PATH,
+              FlagSpec.value("--quantization"))
+          .from(
+              "0.4.3.post4",
+              ArgvDialect.argparse(),
+              "sglang 0.4.3.post4 sdist: sglang/srt/server_args.py (--prefill-only-one-req gone)")
+          .removing("--prefill-only-one-req")
+          .from(
+              "0.4.4",
+              ArgvDialect.argparse(),
+              "sglang 0.4.4 sdist: sglang/srt/server_args.py:512 (--page-size)",
+              FlagSpec.value("--page-size"))
+          .from(
               "0.4.6.post5",
-              FORK + ": --quantization-param-path from v0.4.1.post6, with fp8_e4m3 (PR #2786)",
-              List.of(QUANTIZATION_PARAM_PATH)),
-          inventory(
-              "0.4.6.post5",
+              ArgvDialect.argparse(),
+              "sglang 0.4.6.post5 sdist: sglang/srt/server_args.py:832 (--kv-events-config makes"
+                  + " --kv ambiguous)",
+              FlagSpec.value("--kv-events-config"))
+          .from(
               "0.5.3rc2",
-              FORK + ": --kv-events-config from v0.4.6.post5 makes --kv ambiguous",
-              List.of(QUANTIZATION_PARAM_PATH, KV_EVENTS_CONFIG)),
-          inventory(
-              "0.5.3rc2",
+              ArgvDialect.argparse(),
+              "sglang 0.5.3rc2 sdist: sglang/srt/server_args.py:2869 (--config FILE.yaml; the"
+                  + " command line wins over the file) and :2648 (--keep-mm-feature-on-device)",
+              CONFIG,
+              FlagSpec.value("--constrained-json-whitespace-pattern"),
+              FlagSpec.toggle("--keep-mm-feature-on-device"))
+          .from(
+              "0.5.4",
+              ArgvDialect.argparse(),
+              "sglang 0.5.4 sdist: sglang/srt/server_args.py:2746 (the --kt-* flags)",
+              FlagSpec.value("--kt-amx-weight-path"),
+              FlagSpec.value("--kt-amx-method"),
+              FlagSpec.value("--kt-cpuinfer"),
+              FlagSpec.value("--kt-threadpool-count"),
+              FlagSpec.value("--kt-num-gpu-experts"))
+          .from(
+              "0.5.5",
+              ArgvDialect.argparse(),
+              "sglang 0.5.5 sdist: sglang/srt/server_args.py:3073"
+                  + " (--kt-max-deferred-experts-per-token)",
+              FlagSpec.value("--kt-max-deferred-experts-per-token"))
+          .from(
+              "0.5.5.post1",
+              ArgvDialect.argparse(),
+              "sglang 0.5.5.post1 sdist: sglang/srt/server_args.py:3026 (--kt-weight-path and"
+                  + " --kt-method replace --kt-amx-*)",
+              FlagSpec.value("--kt-weight-path"),
+              FlagSpec.value("--kt-method"))
+          .removing("--kt-amx-weight-path", "--kt-amx-method")
+          .from(
+              "0.5.10rc0",
+              ArgvDialect.argparse(),
+              "sglang 0.5.10rc0 sdist: sglang/srt/server_args.py:5101 (--enable-hisparse makes"
+                  + " --enable-hi ambiguous)",
+              FlagSpec.toggle("--enable-hisparse"))
+          .from(
               "0.5.13",
-              FORK
-                  + ": --config FILE.yaml from v0.5.3rc2 (PR #10534; server_args_config_parser.py"
-                  + " puts the file's options before the command line, which wins)",
-              List.of(QUANTIZATION_PARAM_PATH, KV_EVENTS_CONFIG, CONFIG)),
-          inventory(
-              "0.5.13",
-              null,
-              FORK + " v0.5.13 to v0.5.18: the --kv-canary flags make --kv-c ambiguous",
-              Stream.concat(
-                      Stream.of(QUANTIZATION_PARAM_PATH, KV_EVENTS_CONFIG, CONFIG),
-                      KV_CANARY_FLAGS.stream())
-                  .toList()));
-
-  private static FlagInventory inventory(
-      String from, String until, String source, List<FlagSpec> extra) {
-    return FlagInventory.builder()
-        .versions(VersionRange.of(from, until))
-        .source(source)
-        .addAllFlags(BASE_FLAGS)
-        .addAllFlags(extra)
-        .build();
-  }
+              ArgvDialect.argparse(),
+              "sglang 0.5.13 wheel: sglang/srt/server_args.py:6476 (the --kv-canary flags make"
+                  + " --kv-c ambiguous)",
+              FlagSpec.value("--kv-canary"),
+              FlagSpec.value("--kv-canary-real-data"),
+              FlagSpec.value("--kv-canary-sweep-interval"))
+          .from(
+              "0.5.18",
+              ArgvDialect.argparse(),
+              "sglang 0.5.18 wheel: sglang/srt/server_args.py:2187"
+                  + " (--speculative-draft-kv-cache-dtype) and"
+                  + " sglang/srt/mem_cache/storage/mooncake_store/mooncake_store.py:701 (the"
+                  + " store keeps a draft pool)",
+              DRAFT_KV_CACHE_DTYPE,
+              FlagSpec.value("--speculative-draft-attention-backend"))
+          .from(
+              "0.5.21",
+              ArgvDialect.argparse(),
+              "sglang 0.5.21 wheel: sglang/srt/server_args.py:579 (ServerArgs assembled from"
+                  + " sglang/srt/arg_groups; --keep-mm-feature-on-device gone); the same through"
+                  + " 0.5.23")
+          .removing("--keep-mm-feature-on-device")
+          .build();
 
   private static final String SHAPE =
-      "shaped after http_server.py at the tag (asdict(server_args) merged with the scheduler info;"
-          + " values illustrative, not captured from a running server)";
+      "shaped after that release's server handler (asdict(server_args) merged with the"
+          + " scheduler info; values illustrative, not captured from a running server)";
 
   private static final List<DtypeReport> REPORTS =
       List.of(
@@ -283,7 +338,8 @@ public final class SglangEngine implements Engine {
               VersionRange.of("0.2.14", "0.3.6.post1"),
               "/get_server_args",
               false,
-              "GET /get_server_args: python/sglang/srt/server.py at v0.2.14 to v0.3.6",
+              "sglang 0.2.14 sdist: sglang/srt/server.py:127 (GET /get_server_args:"
+                  + " dataclasses.asdict(server_args), kv_cache_dtype among them), through 0.3.6",
               List.of(
                   fixture("get-server-args-v0.3.0.json", "auto", "v0.3.0, " + SHAPE),
                   new DtypeReport.ReportFixture(
@@ -294,8 +350,9 @@ public final class SglangEngine implements Engine {
               VersionRange.of("0.3.6.post1", "0.4.6.post4"),
               "/get_server_info",
               false,
-              "GET /get_server_info: python/sglang/srt/server.py and entrypoints/http_server.py"
-                  + " at v0.3.6.post1 to v0.4.6.post3 (flat body)",
+              "sglang 0.3.6.post1 sdist: sglang/srt/server.py:150 (GET /get_server_info, which"
+                  + " replaces /get_server_args: server args merged flat with the scheduler's"
+                  + " info); from 0.4.1.post7 in sglang/srt/entrypoints/http_server.py:155",
               List.of(
                   fixture(
                       "get-server-info-v0.4.1.post6.json", "fp8_e5m2", "v0.4.1.post6, " + SHAPE))),
@@ -303,16 +360,17 @@ public final class SglangEngine implements Engine {
               VersionRange.of("0.4.6.post4", "0.5.6"),
               "/get_server_info",
               true,
-              "GET /get_server_info: entrypoints/http_server.py at v0.4.6.post4 to v0.5.5 (with"
-                  + " internal_states)",
+              "sglang 0.4.6.post4 sdist: sglang/srt/entrypoints/http_server.py:220 (GET"
+                  + " /get_server_info with an internal_states list, one per data-parallel rank)",
               List.of()),
           new ServerInfoReport(
               VersionRange.of("0.5.6", null),
               "/server_info",
               true,
-              "GET /server_info (from v0.5.6; /get_server_info is kept as a deprecated alias):"
-                  + " entrypoints/http_server.py at v0.5.6 to v0.5.18; internal_states carries the"
-                  + " scheduler's resolved dtype in v0.5.9 to v0.5.17",
+              "sglang 0.5.6 sdist: sglang/srt/entrypoints/http_server.py:541 (GET /server_info,"
+                  + " with internal_states); /get_server_info (:531) stays as a deprecated alias"
+                  + " that logs a warning and returns the same body; the same through 0.5.23"
+                  + " (http_server.py:864)",
               List.of(
                   fixture("server-info-v0.5.18.json", "bf16", "v0.5.18, " + SHAPE),
                   fixture(

@@ -153,6 +153,45 @@ class SglangEngineTest {
         .containsExactly("--quantization-param-path", "--config");
   }
 
+  @ParameterizedTest
+  @CsvSource({
+    "fp8_e4m3, 0.5.6.post1, float8_e4m3fnuz",
+    "fp8_e5m2, 0.5.6.post1, float8_e5m2fnuz",
+    "fp8_e4m3, 0.5.6.post2, float8_e4m3fnuz",
+    "fp8_e5m2, 0.5.6.post2, float8_e4m3fnuz",
+  })
+  void on_rocm_fp8_follows_the_device_from_0_5_6_post2(
+      String dtype, String version, String format) {
+    var rocm =
+        sglang
+            .dtypeSpellings()
+            .forVersion(Optional.of(version))
+            .entry()
+            .orElseThrow()
+            .platforms()
+            .get(0);
+    assertThat(rocm.formats().get(dtype)).extracting(KvFormat::id).isEqualTo(format);
+  }
+
+  @Test
+  void the_draft_models_kv_dtype_changes_the_format_from_0_5_18() {
+    assertThat(sglang.flagInventory(Optional.of("0.5.17")).kvFormatFlags())
+        .extracting(f -> f.name())
+        .doesNotContain("--speculative-draft-kv-cache-dtype");
+    assertThat(sglang.flagInventory(Optional.of("0.5.18")).kvFormatFlags())
+        .extracting(f -> f.name())
+        .contains("--speculative-draft-kv-cache-dtype");
+  }
+
+  @Test
+  void from_0_5_6_the_report_reads_server_info_not_its_deprecated_alias() {
+    assertThat(sglang.dtypeReport(Optional.of("0.5.5")).orElseThrow().path())
+        .isEqualTo("/get_server_info");
+    var report = sglang.dtypeReport(Optional.of("0.5.6")).orElseThrow();
+    assertThat(report.path()).isEqualTo("/server_info");
+    assertThat(report.source()).contains("/get_server_info", "deprecated alias");
+  }
+
   @Test
   void the_underscore_spelling_is_not_the_flag_on_sglang() {
     assertThat(

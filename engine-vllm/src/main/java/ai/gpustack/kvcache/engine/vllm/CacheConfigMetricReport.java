@@ -9,24 +9,43 @@ import java.util.Optional;
 
 /**
  * vLLM's {@code vllm:cache_config_info} on {@code /metrics}: an info gauge whose labels are the
- * CacheConfig's fields, {@code cache_dtype} among them, holding the {@code --kv-cache-dtype}
- * spelling as given. Read from the Prometheus text format; the first sample wins (one per engine
- * core, all alike).
+ * CacheConfig's fields, {@code cache_dtype} among them. Read from the Prometheus text format; the
+ * first sample wins (one per engine core, all alike). Before 0.14.0 the label holds the {@code
+ * --kv-cache-dtype} spelling as given; from 0.14.0 an {@code auto} is resolved from the
+ * checkpoint's quantization config before CacheConfig is built, so a replica started with {@code
+ * auto} on an FP8-KV checkpoint reports {@code fp8}.
  */
 final class CacheConfigMetricReport implements DtypeReport {
   static final String METRIC = "vllm:cache_config_info";
 
+  private final VersionRange versions;
+  private final boolean resolvesAuto;
+  private final String source;
+  private final List<ReportFixture> fixtures;
+
+  CacheConfigMetricReport(
+      VersionRange versions, boolean resolvesAuto, String source, List<ReportFixture> fixtures) {
+    this.versions = versions;
+    this.resolvesAuto = resolvesAuto;
+    this.source = source;
+    this.fixtures = fixtures;
+  }
+
   @Override
   public VersionRange versions() {
-    return VersionRange.of("0.3.3", null);
+    return versions;
+  }
+
+  /**
+   * Whether {@code auto} is reported as the spelling it resolves to rather than as {@code auto}.
+   */
+  boolean resolvesAuto() {
+    return resolvesAuto;
   }
 
   @Override
   public String source() {
-    return "vllm-project/vllm PR #3100 (first in v0.3.3: vllm/engine/metrics.py, an Info named"
-        + " vllm:cache_config); a gauge named vllm:cache_config_info from v0.5.5 (PR #7279) and in"
-        + " the V1 engine's vllm/v1/metrics/loggers.py (PR #13299, an engine label from PR #15755);"
-        + " served on the API port";
+    return source;
   }
 
   @Override
@@ -109,33 +128,10 @@ final class CacheConfigMetricReport implements DtypeReport {
 
   @Override
   public List<ReportFixture> fixtures() {
-    return List.of(
-        fixture(
-            "metrics-v0.3.3.txt",
-            "auto",
-            "PR #3100's curl of /metrics (v0.3.3 era); HELP and TYPE lines as prometheus_client"
-                + " writes that Info"),
-        fixture(
-            "metrics-v0.5.5-era.txt",
-            "fp8_e5m2",
-            "a V0 engine of the 0.5.5 to 0.6 era (field set of that era), captured in a"
-                + " third-party test fixture"),
-        fixture(
-            "metrics-2026-v1.txt",
-            "auto",
-            "curl of /metrics from a 2026 V1 build (post PR #42206 labels), an NVIDIA NIM"
-                + " container transcript"),
-        fixture(
-            "metrics-v0.30.0.txt",
-            "auto",
-            "vLLM 0.30.0 (OpenVINO build, trimmed of unrelated labels), a third-party test"),
-        new ReportFixture(
-            "reports/metrics-without-cache-config.txt",
-            Optional.empty(),
-            "a /metrics answer without the info gauge (as before v0.3.3)"));
+    return fixtures;
   }
 
-  private static ReportFixture fixture(String resource, String reports, String source) {
+  static ReportFixture fixture(String resource, String reports, String source) {
     return new ReportFixture("reports/" + resource, Optional.of(reports), source);
   }
 }

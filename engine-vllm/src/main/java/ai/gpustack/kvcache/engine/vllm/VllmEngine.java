@@ -55,135 +55,204 @@ public final class VllmEngine implements Engine {
     }
   }
 
-  private static final String CACHE_PY = "vllm-project/vllm vllm/config/cache.py";
+  /**
+   * ROCm before 0.8.0: every FP8 KV value goes through hip_fp8, E4M3 with negative_zero_nan on any
+   * AMD GPU (software-simulated off MI300), which is the fnuz encoding.
+   */
+  private static final PlatformFormats ROCM_HIP_FP8_041 =
+      PlatformFormats.builder()
+          .platform("ROCm")
+          .putFormats("fp8", FLOAT8_E4M3FNUZ)
+          .source(
+              "vllm 0.4.1 sdist: csrc/quantization/fp8/amd_detail/hip_float8.h:50"
+                  + " (to_float8<4, 3, float, negative_zero_nan=true>: E4M3 fnuz on every ROCm GPU)")
+          .build();
 
-  /** fp8 and fp8_e4m3 on MI300-class GPUs: the hardware's FP8 is fnuz. */
+  private static final PlatformFormats ROCM_HIP_FP8 =
+      PlatformFormats.builder()
+          .platform("ROCm")
+          .putFormats("fp8", FLOAT8_E4M3FNUZ)
+          .putFormats("fp8_e4m3", FLOAT8_E4M3FNUZ)
+          .source(
+              "vllm 0.4.3 sdist: csrc/quantization/fp8/amd/hip_float8.h:42 (to_float8<4, 3, float,"
+                  + " negative_zero_nan=true>: E4M3 fnuz on every ROCm GPU, through 0.7.3)")
+          .build();
+
+  /**
+   * ROCm from 0.8.0: fp8 and fp8_e4m3 store the device's FP8, fnuz on MI300-class GPUs (gfx94x) and
+   * OCP float8_e4m3fn on gfx950 and gfx12. The GPU is only known at run time.
+   */
   private static final PlatformFormats ROCM_GFX94X =
       PlatformFormats.builder()
           .platform("ROCm gfx94x (MI300, MI308, MI325)")
           .putFormats("fp8", FLOAT8_E4M3FNUZ)
           .putFormats("fp8_e4m3", FLOAT8_E4M3FNUZ)
           .source(
-              "vllm-project/vllm vllm/platforms/rocm.py @ 001eda31 (fp8_dtype(): float8_e4m3fnuz"
-                  + " when the arch is gfx94x; gfx950 and gfx12 store float8_e4m3fn); the first"
-                  + " release storing fnuz is not pinned")
+              "vllm 0.8.0 sdist: vllm/platforms/rocm.py:243 (is_fp8_fnuz(): \"gfx94\" in the"
+                  + " device's gcnArchName, read at run time; fp8_dtype() at :246 is then"
+                  + " float8_e4m3fnuz, else float8_e4m3fn) and csrc/quantization/fp8/amd/"
+                  + "quant_utils.cuh:30 (OCP or FNUZ kernels); the same in every later release"
+                  + " (0.34.0: vllm/platforms/rocm.py:1298)")
+          .build();
+
+  /** A plugin's fact: the TPU generation decides at run time. */
+  private static final PlatformFormats TPU_V6E =
+      PlatformFormats.builder()
+          .platform("TPU v6e (tpu-inference plugin)")
+          .putFormats("fp8", FLOAT8_E5M2)
+          .source(
+              "the vllm-project/tpu-inference package's platform fp8_dtype() (\"Automatically"
+                  + " using fp8_e5m2 for FP8 KV cache on TPU v6e\"), decided at run time by the TPU"
+                  + " generation; vLLM's own files only hand TPU to that plugin (vllm 0.29.0 sdist:"
+                  + " vllm/platforms/tpu.py:10), so no vLLM release file states it")
           .build();
 
   private static final SpellingTable SPELLINGS = spellingTable();
 
-  /** Since 0.5.0 every range accepts what the one before it did, and adds to it. */
+  /** Each row accepts what the one before it did and adds to it, except 0.4.1's rename. */
   private static SpellingTable spellingTable() {
-    Map<String, KvFormat> accepted =
-        new TreeMap<>(
-            Map.of(
-                "auto", MODEL_DEPENDENT,
-                "fp8", FLOAT8_E4M3FN,
-                "fp8_e4m3", FLOAT8_E4M3FN,
-                "fp8_e5m2", FLOAT8_E5M2));
+    Map<String, KvFormat> accepted = new TreeMap<>(Map.of("auto", MODEL_DEPENDENT));
     return SpellingTable.builder()
         .addEntries(
             DtypeSpellings.of(
                 "0.3.0",
                 "0.4.1",
-                "vllm-project/vllm PR #2279 \"Support FP8-E5M2 KV Cache\" adds choices auto"
-                    + " fp8_e5m2 (reviewed 2024-01-27); first release v0.3.0 inferred from that"
-                    + " date, no release file read",
+                "vllm 0.3.0 sdist: vllm/engine/arg_utils.py:129 (choices auto fp8_e5m2, through"
+                    + " 0.4.0.post1); fp8_e5m2 is E5M2 (csrc/quantization/fp8_e5m2_kvcache/"
+                    + "quant_utils.cuh:16, namespace fp8_e5m2_unscaled)",
                 Map.of("auto", MODEL_DEPENDENT, "fp8_e5m2", FLOAT8_E5M2)),
             DtypeSpellings.builder()
-                .versions(VersionRange.of("0.4.1", "0.5.0"))
+                .versions(VersionRange.of("0.4.1", "0.4.3"))
                 .source(
-                    "docs.vllm.ai/en/v0.4.2/models/engine_args.html: --kv-cache-dtype"
-                        + " {auto,fp8}, help \"FP8_E5M2 (without scaling) ... On ROCm (AMD GPU),"
-                        + " FP8_E4M3 is instead supported\"; PR #3290 renamed fp8_e5m2 to fp8"
-                        + " after v0.4.0, so from v0.4.1 (not read); v0.4.3 not read either")
+                    "vllm 0.4.1 sdist: vllm/engine/arg_utils.py:178 (choices auto fp8: fp8_e5m2"
+                        + " renamed); fp8 is E5M2 on CUDA, its help at arg_utils.py:175: \"FP8_E5M2"
+                        + " (without scaling) is only supported on cuda version greater than 11.8."
+                        + " On ROCm (AMD GPU), FP8_E4M3 is instead supported\"")
                 .putFormats("auto", MODEL_DEPENDENT)
                 .putFormats("fp8", FLOAT8_E5M2)
                 .addSpellings("auto", "fp8")
-                .addPlatforms(
-                    PlatformFormats.builder()
-                        .platform("ROCm")
-                        .putFormats("fp8", FLOAT8_E4M3FNUZ)
-                        .source(
-                            "PR #3290 \"Enable scaled FP8 (e4m3fn) KV cache on ROCm\"; MI300's"
-                                + " native FP8 is fnuz")
-                        .build())
+                .addPlatforms(ROCM_HIP_FP8_041)
                 .build(),
             spellings(
                 accepted,
-                "0.5.0",
+                "0.4.3",
+                "0.8.0",
+                "vllm 0.4.3 sdist: vllm/engine/arg_utils.py:195 (choices auto fp8 fp8_e5m2"
+                    + " fp8_e4m3; the help at :192 says \"fp8 (=fp8_e4m3)\")",
+                Map.of("fp8", FLOAT8_E4M3FN, "fp8_e4m3", FLOAT8_E4M3FN, "fp8_e5m2", FLOAT8_E5M2),
+                ROCM_HIP_FP8),
+            spellings(
+                accepted,
+                "0.8.0",
                 "0.10.0",
-                "docs.vllm.ai/en/v0.5.0/models/engine_args.html: {auto,fp8,fp8_e5m2,fp8_e4m3},"
-                    + " \"fp8 (=fp8_e4m3)\" (so do v0.5.3, v0.6.3.post1, v0.8.4 and the"
-                    + " CacheDType of v0.9.0 and v0.9.2)",
-                Map.of()),
+                "vllm 0.8.0 sdist: the spellings of 0.4.3 (vllm/engine/arg_utils.py, from 0.8.5 the"
+                    + " CacheDType Literal of vllm/config.py:1291); ROCm's FP8 follows the device"
+                    + " from here",
+                Map.of(),
+                ROCM_GFX94X),
             spellings(
                 accepted,
                 "0.10.0",
                 "0.11.0",
-                "CacheDType in docs.vllm.ai/en/v0.10.0/api/vllm/config.html adds fp8_inc (absent"
-                    + " in v0.9.2, the release before); fp8_inc is torch.float8_e4m3fn"
-                    + " (vllm/utils/torch_utils.py)",
-                Map.of("fp8_inc", FLOAT8_E4M3FN)),
+                "vllm 0.10.0 sdist: vllm/config.py:1609 (CacheDType adds fp8_inc; 0.10.1 moves it"
+                    + " to vllm/config/cache.py:25); fp8_inc stores torch.float8_e4m3fn"
+                    + " (STR_DTYPE_TO_TORCH_DTYPE, vllm/utils/__init__.py:169)",
+                Map.of("fp8_inc", FLOAT8_E4M3FN),
+                ROCM_GFX94X),
             spellings(
                 accepted,
                 "0.11.0",
+                "0.11.1",
+                "vllm 0.11.0 sdist: vllm/config/cache.py:25 (CacheDType adds bfloat16)",
+                Map.of("bfloat16", BFLOAT16),
+                ROCM_GFX94X),
+            spellings(
+                accepted,
+                "0.11.1",
                 "0.18.0",
-                "CacheDType in docs.vllm.ai/en/v0.11.1 and v0.16.0 /api/vllm/config/cache/ adds"
-                    + " bfloat16 and fp8_ds_mla (absent in v0.10.2); v0.11.0 is the release"
-                    + " that shipped DeepSeek-V3.2, which they belong to (its page not read)",
-                Map.of("bfloat16", BFLOAT16, "fp8_ds_mla", FP8_DS_MLA)),
+                "vllm 0.11.1 sdist: vllm/config/cache.py:24 (CacheDType adds fp8_ds_mla, DeepSeek's"
+                    + " MLA layout)",
+                Map.of("fp8_ds_mla", FP8_DS_MLA),
+                ROCM_GFX94X),
             spellings(
                 accepted,
                 "0.18.0",
                 "0.20.0",
-                "vllm-project/vllm PR #37199 \"Add float16 to CacheDType\" (approved"
-                    + " 2026-03-16; absent in v0.16.0's CacheDType): first release not pinned,"
-                    + " v0.18.0 or v0.19.0",
-                Map.of("float16", FLOAT16)),
+                "vllm 0.18.0 sdist: vllm/config/cache.py:14 (CacheDType adds float16)",
+                Map.of("float16", FLOAT16),
+                ROCM_GFX94X),
             spellings(
                 accepted,
                 "0.20.0",
-                "0.21.0",
-                "turboquant_*: PR #38479, shipped in v0.20.0 (a v0.20.0 server started with"
-                    + " --kv-cache-dtype turboquant_4bit_nc in its thread); fp8_ and"
-                    + " int8_per_token_head were on main by April 2026, release not pinned",
+                "0.25.0",
+                "vllm 0.20.0 sdist: vllm/config/cache.py:18 (CacheDType adds nvfp4, the"
+                    + " turboquant_* formats and fp8_ and int8_per_token_head; int8_per_token_head"
+                    + " stores torch.int8, vllm/utils/torch_utils.py:31)",
                 Map.of(
                     "fp8_per_token_head", FLOAT8_E4M3FN_PER_TOKEN_HEAD,
                     "int8_per_token_head", INT8_PER_TOKEN_HEAD,
+                    "nvfp4", NVFP4,
                     "turboquant_3bit_nc", TURBOQUANT_3BIT_NC,
                     "turboquant_4bit_nc", TURBOQUANT_4BIT_NC,
                     "turboquant_k3v4_nc", TURBOQUANT_K3V4_NC,
-                    "turboquant_k8v4", TURBOQUANT_K8V4)),
-            spellings(
-                accepted,
-                "0.21.0",
-                "0.25.0",
-                "nvfp4: PR #40177, \"added in v0.21.0\" per huggingface.co/nvidia/GLM-5.2-NVFP4"
-                    + " discussion 1 (no release file read)",
-                Map.of("nvfp4", NVFP4)),
+                    "turboquant_k8v4", TURBOQUANT_K8V4),
+                ROCM_GFX94X),
             spellings(
                 accepted,
                 "0.25.0",
+                "0.28.0",
+                "vllm 0.25.0 sdist: vllm/config/cache.py:19 (CacheDType adds int4_per_token_head)",
+                Map.of("int4_per_token_head", INT4_PER_TOKEN_HEAD),
+                ROCM_GFX94X),
+            spellings(
+                accepted,
+                "0.28.0",
                 "0.29.0",
-                "int4_per_token_head: on main by 2026-07-16 (PR #48842 fixes it); vLLM 0.27.1"
-                    + " parses it (syv-ai/qwen38-27b-rtx3090 PR #42); first release not pinned",
-                Map.of("int4_per_token_head", INT4_PER_TOKEN_HEAD)),
+                "vllm 0.28.0 sdist: vllm/config/cache.py:19 (CacheDType adds nvfp4_4over6)",
+                Map.of("nvfp4_4over6", NVFP4_4OVER6),
+                ROCM_GFX94X),
             spellings(
                 accepted,
                 "0.29.0",
+                "0.30.0",
+                "vllm 0.29.0 sdist: vllm/config/cache.py (the CacheDType of 0.28.0); the TPU row"
+                    + " starts here, where it was first checked",
+                Map.of(),
+                ROCM_GFX94X,
+                TPU_V6E),
+            spellings(
+                accepted,
+                "0.30.0",
+                "0.32.0",
+                "vllm 0.30.0 sdist: vllm/config/cache.py:39 (CacheDType adds nvfp4_ds_mla)",
+                Map.of("nvfp4_ds_mla", NVFP4_DS_MLA),
+                ROCM_GFX94X,
+                TPU_V6E),
+            spellings(
+                accepted,
+                "0.32.0",
+                "0.33.0",
+                "vllm 0.32.0 sdist: vllm/config/cache.py:39 (CacheDType adds ultraquant_4bit,"
+                    + " vllm/v1/attention/backends/ultraquant_attn.py:5)",
+                Map.of("ultraquant_4bit", ULTRAQUANT_4BIT),
+                ROCM_GFX94X,
+                TPU_V6E),
+            spellings(
+                accepted,
+                "0.33.0",
                 null,
-                CACHE_PY
-                    + " CacheDType @ 002f10e0cfa1373a19a0d2756598a34b700d20e5 (its docstrings"
-                    + " match docs.vllm.ai/en/v0.29.0; nvfp4_4over6 on main by 2026-08-21,"
-                    + " nvfp4_ds_mla after it; releases not pinned)",
-                Map.of("nvfp4_4over6", NVFP4_4OVER6, "nvfp4_ds_mla", NVFP4_DS_MLA),
-                PlatformFormats.builder()
-                    .platform("TPU v6e (tpu-inference plugin)")
-                    .putFormats("fp8", FLOAT8_E5M2)
-                    .source(
-                        "vllm-project/tpu-inference platform fp8_dtype(): \"Automatically using"
-                            + " fp8_e5m2 for FP8 KV cache on TPU v6e\"")
-                    .build()))
+                "vllm 0.33.0 sdist: vllm/config/cache.py:44 (CacheDType adds the octave_* formats,"
+                    + " vllm/v1/attention/ops/rocm_octave.py:3); the field is CacheDType | str, so"
+                    + " argparse takes any value and the validator at vllm/config/cache.py:470"
+                    + " refuses one outside KV_CACHE_DTYPES: the Literal, plus what a platform"
+                    + " plugin registers at run time (cache.py:114), which no vLLM file lists and"
+                    + " this table does not accept; the same in 0.34.0",
+                Map.of(
+                    "octave_k3v3", OCTAVE_K3V3,
+                    "octave_k3v3_compact", OCTAVE_K3V3_COMPACT,
+                    "octave_k3v4", OCTAVE_K3V4),
+                ROCM_GFX94X,
+                TPU_V6E))
         .build();
   }
 
@@ -201,28 +270,9 @@ public final class VllmEngine implements Engine {
         .source(source)
         .addAllSpellings(accepted.keySet())
         .putAllFormats(accepted)
-        .addPlatforms(ROCM_GFX94X)
         .addPlatforms(platforms)
         .build();
   }
-
-  /** Every flag sharing a prefix with --kv-cache-dtype, --kv-transfer-config, --host or --port. */
-  private static final List<FlagSpec> COMMON_FLAGS =
-      List.of(
-          FlagSpec.toggle("--help"),
-          FlagSpec.toggle("--headless"),
-          FlagSpec.value("--host"),
-          FlagSpec.value("--hf-config-path"),
-          FlagSpec.value("--hf-token"),
-          FlagSpec.value("--hf-overrides"),
-          FlagSpec.value("--port"),
-          FlagSpec.value("--pipeline-parallel-size"),
-          FlagSpec.value("--pooler-config"),
-          FlagSpec.value("--prefix-caching-hash-algo"),
-          FlagSpec.value("--pt-load-map-location"),
-          FlagSpec.value("--kv-cache-dtype"),
-          FlagSpec.value("--kv-transfer-config"),
-          FlagSpec.value("--kv-events-config"));
 
   private static final FlagSpec QUANTIZATION_PARAM_PATH =
       FlagSpec.value("--quantization-param-path")
@@ -241,17 +291,6 @@ public final class VllmEngine implements Engine {
   private static final FlagSpec SKIP_LAYERS =
       FlagSpec.list("--kv-cache-dtype-skip-layers")
           .withKvEffect("keeps the listed layers' KV cache at the model's dtype");
-  private static final List<FlagSpec> KV_OFFLOAD_FLAGS =
-      List.of(
-          FlagSpec.value("--kv-cache-memory-bytes"),
-          FlagSpec.toggle("--kv-sharing-fast-prefill"),
-          FlagSpec.value("--kv-offloading-size"),
-          FlagSpec.value("--kv-offloading-backend"));
-  private static final List<FlagSpec> KV_METRICS_FLAGS =
-      List.of(
-          FlagSpec.toggle("--kv-cache-metrics"),
-          FlagSpec.value("--kv-cache-metrics-sample"),
-          FlagSpec.value("--kernel-config"));
 
   /** FlexibleArgumentParser before dotted JSON members: underscore spellings only. */
   private static final ArgvDialect UNDERSCORES =
@@ -264,91 +303,175 @@ public final class VllmEngine implements Engine {
           .doubleDashEndsOptions(true)
           .build();
 
+  /**
+   * Per range: every option sharing three or more leading characters with --kv-cache-dtype (an
+   * ambiguous prefix of it is refused naming them all), and for each other flag read here one
+   * option sharing its longest prefix, so each prefix resolves as that release's parser resolves it
+   * (tools/engine-facts/extract.py suggest vllm). --kv-transfer-config is listed from the start
+   * because the kit requires every rendered flag in every inventory; vLLM has it from 0.6.5, and no
+   * cache attaches to an earlier release.
+   */
   private static final List<FlagInventory> INVENTORIES =
-      List.of(
-          inventory(
+      new InventoryRanges()
+          .from(
               "0.3.0",
+              ArgvDialect.argparse(),
+              "vllm 0.3.0 sdist: vllm/engine/arg_utils.py:126 (--kv-cache-dtype, --kv the only"
+                  + " --kv flag), plain argparse.ArgumentParser",
+              FlagSpec.toggle("--help"),
+              FlagSpec.value("--host"),
+              FlagSpec.value("--port"),
+              FlagSpec.value("--pipeline-parallel-size"),
+              FlagSpec.value("--kv-cache-dtype"),
+              FlagSpec.value(KV_TRANSFER_CONFIG))
+          .from(
               "0.4.1",
               ArgvDialect.argparse(),
-              "vllm-project/vllm vllm/engine/arg_utils.py (PR #2279 era): plain argparse,"
-                  + " --kv-cache-dtype the only --kv-cache flag",
-              List.of()),
-          inventory(
-              "0.4.1",
+              "vllm 0.4.1 sdist: vllm/engine/arg_utils.py:184 (--quantization-param-path)",
+              QUANTIZATION_PARAM_PATH,
+              FlagSpec.value("--quantization"))
+          .from(
               "0.5.1",
-              ArgvDialect.argparse(),
-              "--quantization-param-path came with PR #3290 (docs.vllm.ai/en/v0.4.2"
-                  + " engine_args); no FlexibleArgumentParser yet (v0.5.0.post1 lacks it, issue"
-                  + " #5667)",
-              List.of(QUANTIZATION_PARAM_PATH)),
-          inventory(
-              "0.5.1",
+              UNDERSCORES,
+              "vllm 0.5.1 sdist: vllm/utils.py:924 (FlexibleArgumentParser; underscores read as"
+                  + " dashes at :937)")
+          .from(
               "0.6.0",
               UNDERSCORES,
-              "FlexibleArgumentParser: PRs #5718 and #5795 (June 2024, keys only), first release"
-                  + " v0.5.1 inferred from their dates",
-              List.of(QUANTIZATION_PARAM_PATH)),
-          inventory(
-              "0.6.0",
+              "vllm 0.6.0 sdist: vllm/scripts.py:128 (--config FILE.yaml; the command line wins"
+                  + " over the file)",
+              CONFIG,
+              FlagSpec.value("--code-revision"))
+          .from(
+              "0.6.1",
+              UNDERSCORES,
+              "vllm 0.6.1 sdist: vllm/engine/arg_utils.py:248 (--config-format makes --config a"
+                  + " prefix of another flag)",
+              FlagSpec.value("--config-format"))
+          .from(
               "0.7.0",
               UNDERSCORES,
-              "--config FILE.yaml: PR #7737, v0.6.0 (the command line wins over the file);"
-                  + " --quantization-param-path through v0.6.6.post1's engine_args",
-              List.of(QUANTIZATION_PARAM_PATH, CONFIG)),
-          inventory(
-              "0.7.0",
-              "0.9.1",
-              UNDERSCORES,
-              "--calculate-kv-scales: PR #11906 (v0.7.0), which also removed"
-                  + " --quantization-param-path",
-              List.of(CONFIG, CALCULATE_KV_SCALES)),
-          inventory(
-              "0.9.1",
+              "vllm 0.7.0 sdist: vllm/engine/arg_utils.py:952 (--calculate-kv-scales;"
+                  + " --quantization-param-path gone)",
+              CALCULATE_KV_SCALES)
+          .removing("--quantization-param-path", "--quantization")
+          .from(
+              "0.9.0",
+              ArgvDialect.vllmFlexibleArgparse(),
+              "vllm 0.9.0 sdist: vllm/utils.py:1452 (dotted members: --flag.member value is folded"
+                  + " into --flag's JSON), vllm/engine/arg_utils.py:832 (--kv-events-config)",
+              FlagSpec.value("--kv-events-config"))
+          .from(
+              "0.10.1",
+              ArgvDialect.vllmFlexibleArgparse(),
+              "vllm 0.10.1 sdist: vllm/engine/arg_utils.py:704 (--kv-sharing-fast-prefill)",
+              FlagSpec.toggle("--kv-sharing-fast-prefill"))
+          .from(
+              "0.10.2",
+              ArgvDialect.vllmFlexibleArgparse(),
+              "vllm 0.10.2 sdist: vllm/engine/arg_utils.py:744 (--kv-cache-memory-bytes makes"
+                  + " --kv-cache ambiguous)",
+              FlagSpec.value("--kv-cache-memory-bytes"))
+          .from(
               "0.11.0",
               ArgvDialect.vllmFlexibleArgparse(),
-              "dotted JSON members (--kv-transfer-config.kv_role): PR #18208 (2025-05-15), first"
-                  + " release v0.9.1 inferred from its date; in the docs' JSON CLI tip by v0.12.0",
-              List.of(CONFIG, CALCULATE_KV_SCALES)),
-          inventory(
-              "0.11.0",
-              "0.17.0",
+              "vllm 0.11.0 sdist: vllm/engine/arg_utils.py:578 (--pooler-config makes --po"
+                  + " ambiguous)",
+              FlagSpec.value("--pooler-config"))
+          .from(
+              "0.11.1",
               ArgvDialect.vllmFlexibleArgparse(),
-              "vllm-project/vllm vllm/engine/arg_utils.py (v0.11-era revisions):"
-                  + " --kv-cache-memory-bytes makes --kv-cache ambiguous",
-              concat(List.of(List.of(CONFIG, CALCULATE_KV_SCALES), KV_OFFLOAD_FLAGS))),
-          inventory(
-              "0.17.0",
-              "0.20.0",
+              "vllm 0.11.1 sdist: vllm/engine/arg_utils.py:935 (--kv-offloading-size and"
+                  + " -backend)",
+              FlagSpec.value("--kv-offloading-size"),
+              FlagSpec.value("--kv-offloading-backend"))
+          .from(
+              "0.12.0",
               ArgvDialect.vllmFlexibleArgparse(),
-              "--kv-cache-dtype-skip-layers: PR #33695 (February 2026), placed at the first"
-                  + " release after it (not pinned); it makes --kv-cache-d ambiguous",
-              concat(List.of(List.of(CONFIG, CALCULATE_KV_SCALES, SKIP_LAYERS), KV_OFFLOAD_FLAGS))),
-          inventory(
-              "0.20.0",
-              "0.26.0",
+              "vllm 0.12.0 sdist: vllm/engine/arg_utils.py:1016 (--kv-cache-metrics and"
+                  + " -sample)",
+              FlagSpec.toggle("--kv-cache-metrics"),
+              FlagSpec.value("--kv-cache-metrics-sample"))
+          .from(
+              "0.16.0",
               ArgvDialect.vllmFlexibleArgparse(),
-              "vllm-project/vllm vllm/engine/arg_utils.py (2026 revisions): --kv-cache-metrics;"
-                  + " --calculate-kv-scales deprecated by PR #37201 and removed by PR #49389"
-                  + " (2026-07-22; the last release with it is not pinned)",
-              concat(
-                  List.of(
-                      List.of(CONFIG, CALCULATE_KV_SCALES, SKIP_LAYERS),
-                      KV_OFFLOAD_FLAGS,
-                      KV_METRICS_FLAGS))),
-          inventory(
-              "0.26.0",
-              null,
+              "vllm 0.16.0 sdist: vllm/engine/arg_utils.py:1210 (--kernel-config)",
+              FlagSpec.value("--kernel-config"))
+          .from(
+              "0.19.0",
               ArgvDialect.vllmFlexibleArgparse(),
-              CACHE_PY
-                  + " @ 002f10e0 and vllm/utils/argparse_utils.py @ 00da11e3: no"
-                  + " --calculate-kv-scales (checkpoint scales, else 1.0)",
-              concat(List.of(List.of(CONFIG, SKIP_LAYERS), KV_OFFLOAD_FLAGS, KV_METRICS_FLAGS))));
+              "vllm 0.19.0 sdist: vllm/engine/arg_utils.py:1009 (--kv-cache-dtype-skip-layers"
+                  + " makes --kv-cache-d ambiguous)",
+              SKIP_LAYERS)
+          .from(
+              "0.27.0",
+              ArgvDialect.vllmFlexibleArgparse(),
+              "vllm 0.27.0 sdist: vllm/engine/arg_utils.py:1656 (--kda-prefill-backend)",
+              FlagSpec.value("--kda-prefill-backend"))
+          .from(
+              "0.28.0",
+              ArgvDialect.vllmFlexibleArgparse(),
+              "vllm 0.28.0 sdist: vllm/engine/arg_utils.py (--calculate-kv-scales gone: scales"
+                  + " come from the checkpoint, else 1.0)")
+          .removing("--calculate-kv-scales")
+          .from(
+              "0.30.0",
+              ArgvDialect.vllmFlexibleArgparse(),
+              "vllm 0.30.0 sdist: vllm/engine/arg_utils.py:1790 (--kda-decode-backend); the same"
+                  + " through 0.34.0",
+              FlagSpec.value("--kda-decode-backend"))
+          .build();
 
-  private static List<FlagSpec> concat(List<List<FlagSpec>> lists) {
-    return lists.stream().flatMap(List::stream).toList();
-  }
-
-  private static final List<DtypeReport> REPORTS = List.of(new CacheConfigMetricReport());
+  private static final List<DtypeReport> REPORTS =
+      List.of(
+          new CacheConfigMetricReport(
+              VersionRange.of("0.3.3", "0.14.0"),
+              false,
+              "vllm 0.3.3 sdist: vllm/engine/metrics.py:27 (an Info named vllm:cache_config,"
+                  + " exposed as vllm:cache_config_info, labels from CacheConfig at"
+                  + " vllm/config.py:319); from 0.5.5 a gauge named vllm:cache_config_info"
+                  + " (vllm/engine/metrics.py:551), and in the V1 engine from 0.8.0"
+                  + " (vllm/v1/metrics/loggers.py:309); cache_dtype holds --kv-cache-dtype as given;"
+                  + " served on the API port",
+              List.of(
+                  CacheConfigMetricReport.fixture(
+                      "metrics-v0.3.3.txt",
+                      "auto",
+                      "PR #3100's curl of /metrics (v0.3.3 era); HELP and TYPE lines as"
+                          + " prometheus_client writes that Info"),
+                  CacheConfigMetricReport.fixture(
+                      "metrics-v0.5.5-era.txt",
+                      "fp8_e5m2",
+                      "a V0 engine of the 0.5.5 to 0.6 era (field set of that era), captured in a"
+                          + " third-party test fixture"),
+                  new DtypeReport.ReportFixture(
+                      "reports/metrics-without-cache-config.txt",
+                      Optional.empty(),
+                      "a /metrics answer without the info gauge (as before v0.3.3)"))),
+          new CacheConfigMetricReport(
+              VersionRange.of("0.14.0", null),
+              true,
+              "vllm 0.14.0 sdist: vllm/v1/metrics/loggers.py:1008 (vllm:cache_config_info);"
+                  + " vllm/engine/arg_utils.py:1398 resolves auto through"
+                  + " resolve_kv_cache_dtype_string (vllm/utils/torch_utils.py:301) before"
+                  + " CacheConfig is built, so a replica given auto reports the checkpoint's KV"
+                  + " quantization (fp8) where it has one, else auto; the same through 0.34.0"
+                  + " (loggers.py:1120, arg_utils.py:2330)",
+              List.of(
+                  CacheConfigMetricReport.fixture(
+                      "metrics-2026-v1.txt",
+                      "auto",
+                      "curl of /metrics from a 2026 V1 build (post PR #42206 labels), an NVIDIA"
+                          + " NIM container transcript"),
+                  CacheConfigMetricReport.fixture(
+                      "metrics-v0.30.0.txt",
+                      "auto",
+                      "vLLM 0.30.0 (OpenVINO build, trimmed of unrelated labels), a third-party"
+                          + " test"),
+                  new DtypeReport.ReportFixture(
+                      "reports/metrics-without-cache-config.txt",
+                      Optional.empty(),
+                      "a /metrics answer without the info gauge"))));
 
   @Override
   public List<DtypeReport> dtypeReports() {
@@ -451,16 +574,5 @@ public final class VllmEngine implements Engine {
 
   private static String quote(String s) {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
-
-  private static FlagInventory inventory(
-      String from, String until, ArgvDialect dialect, String source, List<FlagSpec> extra) {
-    return FlagInventory.builder()
-        .versions(VersionRange.of(from, until))
-        .dialect(dialect)
-        .source(source)
-        .addAllFlags(COMMON_FLAGS)
-        .addAllFlags(extra)
-        .build();
   }
 }

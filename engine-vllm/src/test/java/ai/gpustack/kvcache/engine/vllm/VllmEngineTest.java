@@ -43,17 +43,25 @@ class VllmEngineTest {
     "float16, 0.18.0, true",
     "fp8_inc, 0.9.2, false",
     "fp8_inc, 0.10.0, true",
-    "nvfp4, 0.20.0, false",
-    "nvfp4, 0.21.0, true",
-    "nvfp4_4over6, 0.28.0, false",
-    "nvfp4_4over6, 0.29.0, true",
+    "nvfp4, 0.19.1, false",
+    "nvfp4, 0.20.0, true",
+    "nvfp4_4over6, 0.27.1, false",
+    "nvfp4_4over6, 0.28.0, true",
+    "nvfp4_ds_mla, 0.29.0, false",
+    "nvfp4_ds_mla, 0.30.0, true",
+    "fp8_ds_mla, 0.11.0, false",
+    "fp8_ds_mla, 0.11.1, true",
+    "ultraquant_4bit, 0.31.0, false",
+    "ultraquant_4bit, 0.32.0, true",
+    "octave_k3v3_compact, 0.32.0, false",
+    "octave_k3v3_compact, 0.33.0, true",
     "fp8, 0.4.0, false",
     "fp8, 0.4.1, true",
     "fp8_e5m2, 0.4.0, true",
     "fp8_e5m2, 0.4.2, false",
-    "fp8_e5m2, 0.5.0, true",
+    "fp8_e5m2, 0.4.3, true",
     "fp8_e4m3, 0.4.2, false",
-    "fp8_e4m3, 0.5.0, true",
+    "fp8_e4m3, 0.4.3, true",
     "turboquant_4bit_nc, 0.19.1, false",
     "turboquant_4bit_nc, 0.20.0, true",
   })
@@ -67,17 +75,19 @@ class VllmEngineTest {
     "fp8_e5m2, 0.3.0, float8_e5m2",
     "fp8, 0.4.1, float8_e5m2",
     "fp8, 0.4.2, float8_e5m2",
-    "fp8, 0.5.0, float8_e4m3fn",
+    "fp8, 0.4.3, float8_e4m3fn",
     "fp8, 0.29.0, float8_e4m3fn",
     "fp8_e4m3, 0.11.0, float8_e4m3fn",
     "fp8_inc, 0.10.0, float8_e4m3fn",
     "auto, 0.29.0, model-dependent",
     "bfloat16, 0.11.0, bfloat16",
-    "fp8_ds_mla, 0.11.0, fp8_ds_mla",
-    "nvfp4, 0.21.0, nvfp4",
+    "fp8_ds_mla, 0.11.1, fp8_ds_mla",
+    "nvfp4, 0.20.0, nvfp4",
+    "ultraquant_4bit, 0.32.0, ultraquant_4bit",
+    "octave_k3v4, 0.33.0, octave_k3v4",
     "int8_per_token_head, 0.20.0, int8_per_token_head",
   })
-  void fp8_stores_e5m2_in_the_0_4_releases_and_e4m3_from_0_5(
+  void fp8_stores_e5m2_in_0_4_1_and_0_4_2_and_e4m3_from_0_4_3(
       String dtype, String version, String format) {
     assertThat(vllm.kvFormat(dtype, Optional.of(version))).map(KvFormat::id).contains(format);
   }
@@ -100,7 +110,7 @@ class VllmEngineTest {
 
   @Test
   void the_flag_reader_follows_the_release_that_added_each_spelling() {
-    // Underscores from FlexibleArgumentParser (0.5.1), dotted members from 0.9.1.
+    // Underscores from FlexibleArgumentParser (0.5.1), dotted members from 0.9.0.
     assertThat(
             vllm.flagReader(Optional.of("0.5.0"))
                 .names(List.of("--kv_cache_dtype", "x"), "--kv-cache-dtype"))
@@ -110,11 +120,11 @@ class VllmEngineTest {
                 .names(List.of("--kv_cache_dtype", "x"), "--kv-cache-dtype"))
         .isTrue();
     assertThat(
-            vllm.flagReader(Optional.of("0.9.0"))
+            vllm.flagReader(Optional.of("0.8.5.post1"))
                 .names(List.of("--kv-transfer-config.kv_role", "x"), "--kv-transfer-config"))
         .isFalse();
     assertThat(
-            vllm.flagReader(Optional.of("0.9.1"))
+            vllm.flagReader(Optional.of("0.9.0"))
                 .names(List.of("--kv-transfer-config.kv_role", "x"), "--kv-transfer-config"))
         .isTrue();
   }
@@ -131,11 +141,21 @@ class VllmEngineTest {
   }
 
   @Test
-  void the_newest_table_is_cache_py_at_v0_29() {
+  void the_newest_table_is_cache_py_at_v0_33() {
     var verdict = vllm.checkDtype("bf16", Optional.empty());
-    assertThat(verdict.spellings()).hasSize(18).contains("bfloat16", "fp8", "nvfp4_ds_mla");
+    assertThat(verdict.spellings())
+        .hasSize(22)
+        .contains("bfloat16", "fp8", "nvfp4_ds_mla", "ultraquant_4bit", "octave_k3v3_compact");
     assertThat(verdict.source()).get().asString().contains("vllm/config/cache.py");
     assertThat(verdict.table()).isEqualTo("newest (no engine version given)");
+  }
+
+  @Test
+  void from_0_33_argparse_takes_any_value_but_only_the_cache_dtype_literal_is_accepted() {
+    // vllm/config/cache.py:470 refuses the rest after parsing, unless a platform plugin
+    // registered it at run time, which no release file says
+    assertThat(vllm.checkDtype("octave_k3v4", Optional.of("0.33.0")).accepted()).isTrue();
+    assertThat(vllm.checkDtype("int8", Optional.of("0.33.0")).accepted()).isFalse();
   }
 
   @Test

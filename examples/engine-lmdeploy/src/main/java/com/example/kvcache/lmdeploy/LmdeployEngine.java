@@ -34,9 +34,9 @@ import java.util.TreeMap;
  * {@code 0} (and {@code none}) keeps the model's dtype, the way {@code auto} does elsewhere.
  *
  * <p>The flag lists and the values {@code --quant-policy} accepts are data, {@code
- * api_server-flags.tsv}, extracted per release by running LMDeploy's own parser ({@code
- * tools/extract_flags.py}); what each code stores is read from the release's docs and kernels, cited
- * in {@link #format}. The parser is plain argparse until 0.9.2 and LMDeploy's
+ * api_server-flags.tsv}, extracted from every release's wheel on PyPI by running LMDeploy's own
+ * parser ({@code tools/extract_flags.py --release-facts release-facts.json}); what each code stores
+ * is read from the release's docs and kernels, cited in {@link #format}. The parser is plain argparse until 0.9.2 and LMDeploy's
  * FlexibleArgumentParser (underscores as dashes, dotted members) from then on.
  *
  * <p>This module hands the dtype over only. How LMDeploy attaches to a Mooncake store is not
@@ -219,8 +219,9 @@ public final class LmdeployEngine implements Engine {
                       + (first.onlineQuant()
                           ? "; formats: docs/en/quantization/kv_quant.md and lmdeploy/messages.py"
                               + " QuantPolicy of the release"
-                          : "; formats: v0.3.0 src/turbomind/models/llama/llama_utils.h"
-                              + " kCacheKVInt8 = 0x04 (any integer parses; bit 4 selects int8)"))
+                          : "; formats: src/turbomind/models/llama/llama_utils.h kCacheKVInt8 ="
+                              + " 0x04 (any integer parses; bit 4 selects int8), read at the v0.3.0"
+                              + " tag: the wheels hold the compiled kernels only"))
               .addAllSpellings(formats.keySet())
               .putAllFormats(formats)
               .build());

@@ -14,7 +14,7 @@ class EnginesCommandTest {
     assertThat(run.out())
         .contains("vLLM", "SGLang", "ai.gpustack.kvcache:kvcache-engine-vllm")
         .contains("vLLM --kv-cache-dtype spellings", "SGLang --kv-cache-dtype spellings")
-        .contains(">=0.29.0", "vllm/config/cache.py")
+        .contains(">=0.33.0", "vllm 0.33.0 sdist: vllm/config/cache.py:44")
         .contains(
             "Accepted by every registered engine (newest tables): auto bfloat16 fp8_e4m3 fp8_e5m2 nvfp4");
   }
@@ -28,13 +28,22 @@ class EnginesCommandTest {
     JsonNode vllm = root.get("engines").get(1);
     assertThat(vllm.get("id").asText()).isEqualTo("vLLM");
     JsonNode newest = vllm.get("spellings").get(vllm.get("spellings").size() - 1);
-    assertThat(newest.get("from").asText()).isEqualTo("0.29.0");
+    assertThat(newest.get("from").asText()).isEqualTo("0.33.0");
     assertThat(newest.has("until")).isFalse();
     assertThat(newest.get("accepted").toString())
         .contains("\"bfloat16\"")
         .doesNotContain("\"bf16\"");
     assertThat(root.get("portable").toString())
         .isEqualTo("[\"auto\",\"bfloat16\",\"fp8_e4m3\",\"fp8_e5m2\",\"nvfp4\"]");
+  }
+
+  @Test
+  void every_source_names_a_release_file_or_why_none_can_say() throws Exception {
+    CliRun run = CliRun.of("engines", "-o", "json");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).doesNotContainIgnoringCase("not pinned");
+    assertThat(run.out()).doesNotContainIgnoringCase("not read");
+    assertThat(run.out()).doesNotContainIgnoringCase("inferred");
   }
 
   @Test
