@@ -1,11 +1,14 @@
 package ai.gpustack.kvcache.tck;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import ai.gpustack.kvcache.spi.Engine;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -29,6 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class ReleaseFactsTest {
   private static final Map<String, ReleaseFacts> READ = new ConcurrentHashMap<>();
+  private static final Pattern FINAL = Pattern.compile("\\d+(\\.\\d+)*(\\.post\\d+)?");
 
   /** The engine under test. */
   protected abstract Engine engine();
@@ -120,6 +124,31 @@ public abstract class ReleaseFactsTest {
       assertNone(
           "dtype reports that disagree with the releases",
           ReleaseFactsChecks.reportProblems(engine(), facts()));
+    }
+  }
+
+  @Nested
+  @DisplayName("a role naming no engine version runs a release the tables were read from")
+  class Images {
+    @Test
+    void the_default_image_is_the_newest_final_release_not_latest() {
+      Optional<String> unversioned = engine().defaultImage(Optional.empty());
+      if (unversioned.isEmpty()) {
+        return; // every role names its image
+      }
+      ReleaseFacts.Release newest =
+          facts().releases().stream()
+              .filter(r -> !r.yanked() && FINAL.matcher(r.version()).matches())
+              .reduce((a, b) -> b)
+              .orElseThrow(() -> new AssertionError(factsResource() + " lists no final release"));
+      assertEquals(
+          engine().defaultImage(Optional.of(newest.version())),
+          unversioned,
+          "defaultImage(Optional.empty()) must name "
+              + newest.describe(facts().engine())
+              + ", the newest final release in "
+              + factsResource()
+              + ": a moving tag such as latest runs a release the tables have not read");
     }
   }
 

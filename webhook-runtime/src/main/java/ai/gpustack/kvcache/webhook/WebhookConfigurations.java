@@ -137,12 +137,16 @@ public final class WebhookConfigurations {
         .build();
   }
 
+  /**
+   * Never the operator's own namespace (its Pods would wait on themselves) nor kube-system (an
+   * operator outage must not hold a system Pod, and nothing there is injected).
+   */
   private static LabelSelector outsideSystemNamespace() {
     return new LabelSelectorBuilder()
         .addNewMatchExpression()
         .withKey("kubernetes.io/metadata.name")
         .withOperator("NotIn")
-        .withValues(Settings.NAMESPACE)
+        .withValues(Settings.NAMESPACE, "kube-system")
         .endMatchExpression()
         .build();
   }

@@ -47,7 +47,7 @@ class WebhookConfigurationsTest {
 
   @Test
   void
-      pod_webhooks_select_opted_in_pods_outside_the_system_namespace_and_only_the_freeze_fails_open() {
+      pod_webhooks_select_opted_in_pods_outside_the_system_namespaces_and_only_the_freeze_fails_open() {
     var target = WebhookConfigurations.Target.service("Q0E=");
     MutatingWebhookConfiguration mutating = WebhookConfigurations.mutating(target, Map.of());
     assertThat(mutating.getWebhooks())
@@ -59,7 +59,7 @@ class WebhookConfigurationsTest {
               assertThat(w.getObjectSelector().getMatchExpressions().get(0).getKey())
                   .isEqualTo("kvcache.gpustack.ai/inject");
               assertThat(w.getNamespaceSelector().getMatchExpressions().get(0).getValues())
-                  .containsExactly("gpustack-system");
+                  .containsExactly("gpustack-system", "kube-system");
               assertThat(w.getRules().get(0).getOperations()).containsExactly("CREATE");
               assertThat(w.getClientConfig().getService().getPath())
                   .isEqualTo(Route.POD_INJECTION.path());

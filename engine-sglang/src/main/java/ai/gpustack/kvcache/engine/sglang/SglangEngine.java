@@ -13,6 +13,7 @@ import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagSpec;
+import ai.gpustack.kvcache.spi.InventoryRanges;
 import ai.gpustack.kvcache.spi.PlatformFormats;
 import ai.gpustack.kvcache.spi.SpellingTable;
 import ai.gpustack.kvcache.spi.VersionRange;
@@ -30,6 +31,12 @@ import java.util.TreeMap;
  */
 @AutoService(Engine.class)
 public final class SglangEngine implements Engine {
+  /**
+   * The newest release the tables were read from (release-facts.json): the image a role naming no
+   * version runs, so what runs is what the tables describe, never a moving tag.
+   */
+  static final String NEWEST_READ = "0.5.23";
+
   static final String STORAGE_BACKEND = "--hicache-storage-backend";
   static final String STORAGE_BACKEND_EXTRA_CONFIG = "--hicache-storage-backend-extra-config";
   static final String HIERARCHICAL_CACHE = "--enable-hierarchical-cache";
@@ -423,8 +430,8 @@ public final class SglangEngine implements Engine {
 
   @Override
   public Optional<String> defaultImage(Optional<String> version) {
-    return Optional.of(
-        "lmsysorg/sglang:" + version.map(v -> v.startsWith("v") ? v : "v" + v).orElse("latest"));
+    String v = version.orElse(NEWEST_READ);
+    return Optional.of("lmsysorg/sglang:" + (v.startsWith("v") ? v : "v" + v));
   }
 
   @Override

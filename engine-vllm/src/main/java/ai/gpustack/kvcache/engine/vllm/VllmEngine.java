@@ -14,6 +14,7 @@ import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagSpec;
+import ai.gpustack.kvcache.spi.InventoryRanges;
 import ai.gpustack.kvcache.spi.PlatformFormats;
 import ai.gpustack.kvcache.spi.SpellingTable;
 import ai.gpustack.kvcache.spi.VersionRange;
@@ -35,6 +36,12 @@ import java.util.TreeMap;
  */
 @AutoService(Engine.class)
 public final class VllmEngine implements Engine {
+  /**
+   * The newest release the tables were read from (release-facts.json): the image a role naming no
+   * version runs, so what runs is what the tables describe, never a moving tag.
+   */
+  static final String NEWEST_READ = "0.34.0";
+
   static final String KV_TRANSFER_CONFIG = "--kv-transfer-config";
   static final String CONFIG_DIRECTORY = "/etc/gpustack/kvcache";
   static final String CONFIG_FILE = "mooncake.json";
@@ -510,8 +517,8 @@ public final class VllmEngine implements Engine {
 
   @Override
   public Optional<String> defaultImage(Optional<String> version) {
-    return Optional.of(
-        "vllm/vllm-openai:" + version.map(v -> v.startsWith("v") ? v : "v" + v).orElse("latest"));
+    String v = version.orElse(NEWEST_READ);
+    return Optional.of("vllm/vllm-openai:" + (v.startsWith("v") ? v : "v" + v));
   }
 
   @Override

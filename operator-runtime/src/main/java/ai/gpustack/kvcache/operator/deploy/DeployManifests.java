@@ -81,13 +81,16 @@ public final class DeployManifests {
         yaml(
             rbac(
                 Permissions.selfSignedCluster(), Permissions.selfSignedSystem(), "-certificates")));
+    files.put("kustomize/self-signed/policy.yaml", yaml(CertificatePolicy.objects()));
     files.put(
         "kustomize/self-signed/operator-patch.yaml",
         yaml(argsPatch(List.of("--self-signed-webhook-cert"), false)));
     files.put(
         "kustomize/self-signed/kustomization.yaml",
         kustomization(
-            Settings.NAMESPACE, List.of("../base", "rbac.yaml"), List.of("operator-patch.yaml")));
+            Settings.NAMESPACE,
+            List.of("../base", "rbac.yaml", "policy.yaml"),
+            List.of("operator-patch.yaml")));
 
     files.put(
         "kustomize/namespaced/rbac.yaml",

@@ -19,10 +19,17 @@ import java.util.List;
 final class OperatorPodPolicy {
   static final String NAME = DeployManifests.NAME + "-pods";
 
+  /** A match condition: the request comes from the operator's ServiceAccount. */
+  static final String BY_THE_OPERATOR =
+      "request.userInfo.username == 'system:serviceaccount:"
+          + Settings.NAMESPACE
+          + ":"
+          + DeployManifests.NAME
+          + "'";
+
   private OperatorPodPolicy() {}
 
   static List<HasMetadata> objects() {
-    String operator = "system:serviceaccount:" + Settings.NAMESPACE + ":" + DeployManifests.NAME;
     return List.of(
         new ValidatingAdmissionPolicyBuilder()
             .withNewMetadata()
@@ -41,7 +48,7 @@ final class OperatorPodPolicy {
             .endMatchConstraints()
             .addNewMatchCondition()
             .withName("created-by-the-operator")
-            .withExpression("request.userInfo.username == '" + operator + "'")
+            .withExpression(BY_THE_OPERATOR)
             .endMatchCondition()
             .addNewVariable()
             .withName("containers")
@@ -54,16 +61,21 @@ final class OperatorPodPolicy {
             .withValidations(validations())
             .endSpec()
             .build(),
-        new ValidatingAdmissionPolicyBindingBuilder()
-            .withNewMetadata()
-            .withName(NAME)
-            .withLabels(DeployManifests.LABELS)
-            .endMetadata()
-            .withNewSpec()
-            .withPolicyName(NAME)
-            .withValidationActions("Deny")
-            .endSpec()
-            .build());
+        denying(NAME));
+  }
+
+  /** The binding that makes policy {@code name} refuse, cluster-wide. */
+  static HasMetadata denying(String name) {
+    return new ValidatingAdmissionPolicyBindingBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(DeployManifests.LABELS)
+        .endMetadata()
+        .withNewSpec()
+        .withPolicyName(name)
+        .withValidationActions("Deny")
+        .endSpec()
+        .build();
   }
 
   private static List<Validation> validations() {

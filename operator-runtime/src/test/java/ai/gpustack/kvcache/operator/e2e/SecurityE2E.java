@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.operator.Shell;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -20,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * and admits the ones it does (tenant cases in team-a, whose Pod Security is the default: in a
  * restricted namespace Pod Security would answer first); a namespace enforcing the restricted Pod
  * Security Standard admits operator-built Pods; a ResourceQuota on {@code nvidia.com/gpu} counts
- * them.
+ * them; self-signed mode's policy lets that token change only its webhooks' caBundle and write only
+ * its serving Secret.
  */
 @ExtendWith(RealCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -177,6 +179,66 @@ class SecurityE2E {
     Files.writeString(admin.home().resolve("admin.yaml"), pod("kube-system", PLAIN, owner()));
     assertThat(admin.kubectl("create -f admin.yaml --dry-run=server").exit())
         .as("the policy binds the operator's identity only: the administrator is not held")
+        .isZero();
+  }
+
+  @Test
+  @Order(4)
+  void the_operator_changes_only_its_webhooks_ca_bundle_and_writes_only_its_serving_secret()
+      throws Exception {
+    String bundle =
+        admin
+            .kubectl(
+                "get mutatingwebhookconfiguration kvcache.gpustack.ai"
+                    + " -o jsonpath={.webhooks[0].clientConfig.caBundle}")
+            .ok()
+            .out()
+            .strip();
+    asOperator
+        .kubectl(
+            "patch mutatingwebhookconfiguration kvcache.gpustack.ai --dry-run=server --type=json"
+                + " -p '[{\"op\":\"add\",\"path\":\"/webhooks/0/clientConfig/caBundle\","
+                + "\"value\":\""
+                + bundle
+                + "\"}]'")
+        .ok();
+    for (String widen :
+        List.of(
+            "[{\"op\":\"add\",\"path\":\"/webhooks/0/namespaceSelector\",\"value\":{\"matchLabels\":{\"widened\":\"yes\"}}}]",
+            "[{\"op\":\"add\",\"path\":\"/webhooks/0/failurePolicy\",\"value\":\"Ignore\"}]",
+            "[{\"op\":\"add\",\"path\":\"/webhooks/0/rules/0/resources\",\"value\":[\"*\"]}]")) {
+      for (String kind :
+          List.of("mutatingwebhookconfiguration", "validatingwebhookconfiguration")) {
+        Shell.Run refused =
+            asOperator.kubectl(
+                "patch "
+                    + kind
+                    + " kvcache.gpustack.ai --dry-run=server --type=json -p '"
+                    + widen
+                    + "'");
+        assertThat(refused.exit()).as(kind + " " + widen + ": " + refused.out()).isEqualTo(1);
+        assertThat(refused.err())
+            .contains("ValidatingAdmissionPolicy 'kvcache-operator-certificates'")
+            .contains("changes nothing in a webhook configuration but clientConfig.caBundle");
+      }
+    }
+    Files.writeString(
+        admin.home().resolve("minted.yaml"),
+        """
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: minted
+          namespace: gpustack-system
+          annotations: {kubernetes.io/service-account.name: kvcache-operator}
+        type: kubernetes.io/service-account-token
+        """);
+    Shell.Run token = asOperator.kubectl("create -f minted.yaml --dry-run=server");
+    assertThat(token.exit()).as(token.out()).isEqualTo(1);
+    assertThat(token.err())
+        .contains("writes one Secret, kvcache-webhook-tls of type kubernetes.io/tls");
+    assertThat(admin.kubectl("create -f minted.yaml --dry-run=server").exit())
+        .as("the administrator is not held")
         .isZero();
   }
 }

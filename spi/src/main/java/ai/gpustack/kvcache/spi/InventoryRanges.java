@@ -1,9 +1,5 @@
-package ai.gpustack.kvcache.engine.sglang;
+package ai.gpustack.kvcache.spi;
 
-import ai.gpustack.kvcache.spi.ArgvDialect;
-import ai.gpustack.kvcache.spi.FlagInventory;
-import ai.gpustack.kvcache.spi.FlagSpec;
-import ai.gpustack.kvcache.spi.VersionRange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,8 +9,16 @@ import java.util.Map;
  * Flag inventories written as the changes from one range to the next, the way releases change them:
  * each range runs until the next one starts, and keeps the flags of the one before unless it
  * removes them.
+ *
+ * <pre>{@code
+ * new InventoryRanges()
+ *     .from("0.3.0", dialect, "release 0.3.0: arg_utils.py", FlagSpec.value("--kv-cache-dtype"))
+ *     .from("0.5.0", dialect, "release 0.5.0: arg_utils.py", FlagSpec.toggle("--new-flag"))
+ *     .removing("--old-flag")
+ *     .build();
+ * }</pre>
  */
-final class InventoryRanges {
+public final class InventoryRanges {
   private final Map<String, FlagSpec> flags = new LinkedHashMap<>();
   private final List<FlagInventory> done = new ArrayList<>();
   private String from;
@@ -22,7 +26,8 @@ final class InventoryRanges {
   private String source;
 
   /** Starts a range at {@code version}, with the flags so far and {@code added}. */
-  InventoryRanges from(String version, ArgvDialect dialect, String source, FlagSpec... added) {
+  public InventoryRanges from(
+      String version, ArgvDialect dialect, String source, FlagSpec... added) {
     close(version);
     this.from = version;
     this.dialect = dialect;
@@ -34,7 +39,7 @@ final class InventoryRanges {
   }
 
   /** Drops flags from the range being written. */
-  InventoryRanges removing(String... names) {
+  public InventoryRanges removing(String... names) {
     for (String name : names) {
       if (flags.remove(name) == null) {
         throw new IllegalStateException("no " + name + " to remove from the range at " + from);
@@ -44,7 +49,7 @@ final class InventoryRanges {
   }
 
   /** Every range, the last one open-ended. */
-  List<FlagInventory> build() {
+  public List<FlagInventory> build() {
     close(null);
     return List.copyOf(done);
   }
