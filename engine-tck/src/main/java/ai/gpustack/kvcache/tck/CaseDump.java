@@ -10,20 +10,20 @@ import ai.gpustack.kvcache.spi.FlagSpec;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Writes {@link ArgparseDifferentialTest}'s generated cases of one inventory range, with what the
  * flag reader read in each, to {@code <folder>/<engine>-range-<n>.json}, for the release-parser
  * oracle ({@code tools/engine-facts/oracle.py --cases}). Per case: {@code argv}, and {@code
  * reader}: {@code values} (per target: the last value of a one-value flag, {@code true} for any
- * other flag the argv sets, {@code null} when not set), {@code ambiguous} (per target with an
- * ambiguous prefix: the first such prefix's candidates) and {@code missing} (the targets passed
+ * other flag the argv sets, {@code null} when not set), {@code ambiguous} (per target with
+ * ambiguous prefixes: each one's candidates, in argv order) and {@code missing} (the targets passed
  * without the value they take): the facts {@link ArgparseDifferentialTest} compares with argparse's
  * verdict.
  */
@@ -79,9 +79,14 @@ final class CaseDump {
         } else {
           values.putNull(flag);
         }
-        Optional<FlagOccurrence> first =
-            found.stream().filter(FlagOccurrence::ambiguous).findFirst();
-        first.ifPresent(o -> o.token().candidates().forEach(ambiguous.putArray(flag)::add));
+        for (FlagOccurrence o : found) {
+          if (o.ambiguous()) {
+            ArrayNode lists = ambiguous.has(flag) ? (ArrayNode) ambiguous.get(flag) : null;
+            (lists == null ? ambiguous.putArray(flag) : lists)
+                .addArray()
+                .addAll(o.token().candidates().stream().map(TextNode::valueOf).toList());
+          }
+        }
         if (target.arity() != FlagArity.NONE
             && found.stream().anyMatch(o -> !o.ambiguous() && o.value().isEmpty())) {
           missing.add(flag);
