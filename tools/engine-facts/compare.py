@@ -549,7 +549,7 @@ def render(results, datas, java_note, timings, oracle):
               '| engine | release | ran | parser | dialect probe | --kv-cache-dtype values'
               ' argparse accepts (probed) | AST vs run |',
               '|---|---|---|---|---|---|---|']
-        for e in sorted(oracle):
+        for e in sorted(k for k in oracle if k != CASES_KEY):
             for v in sorted(oracle[e], key=V):
                 o = oracle[e][v]
                 if o.get('ran'):
@@ -571,7 +571,111 @@ def render(results, datas, java_note, timings, oracle):
                     L.append('| %s | %s | no | | | | %s |' % (e, v, (o.get('why') or '').replace(
                         '|', '\\|')))
         L.append('')
+    if oracle and oracle.get(CASES_KEY):
+        L += cases_section(oracle[CASES_KEY])
     return '\n'.join(L) + '\n'
+
+
+CASES_KEY = 'releaseParsersOnGeneratedCases'
+CASES_TITLE = '### The releases\' own parsers on the generated cases'
+
+
+def _answer(v):
+    if 'error' in v:
+        return '%s %s' % (v['error'], v.get('option') or
+                          (' '.join(v['candidates'][:4]) + (' ...' if len(v['candidates']) > 4
+                                                            else '') if v.get('candidates')
+                           else v.get('message', '')))
+    return (', '.join('%s=%s' % (k, x) for k, x in v['values'].items() if x is not None) or
+            'none set') + (' (then exits: unrecognized arguments %s)' % ' '.join(v['leftover'])
+                           if v.get('leftover') else '')
+
+
+def cases_section(data):
+    """Markdown for oracle.py --cases: per engine, per range, the first and last release."""
+    L = [CASES_TITLE, '',
+         'ArgparseDifferentialTest\'s generated cases (written with'
+         ' `-Dkvcache.argparse.cases=DIR`, with what the Java FlagReader read) run through the'
+         ' first and last release of each range\'s own serve parser'
+         ' (`python3 tools/engine-facts/extract.py oracle ENGINE --cases DIR`): the entry point a'
+         ' user runs, its own `parse_args` (vLLM: FlexibleArgumentParser\'s underscore, dotted'
+         ' and `--config` handling), choices and type conversions removed and the targets\''
+         ' defaults unset so that only what the argv sets counts, leftover arguments ignored as'
+         ' argparse_oracle.py\'s `parse_known_args` does. A case is compared as'
+         ' ArgparseDifferentialTest compares it (a release error other than a missing value or'
+         ' an ambiguous prefix of a target does not bear on the reader); an ambiguous prefix'
+         ' agrees when the reader\'s candidates are among the release\'s (the inventory lists'
+         ' only the options that decide a prefix), a dotted member when the reader\'s value is'
+         ' a leaf of the JSON vLLM folds it into.', '']
+    for engine in sorted(data):
+        d = data[engine]
+        L += ['#### %s (%d ranges, wall %s s, %s at once)' % (
+            engine, len(d['ranges']), d.get('wallSeconds'), d.get('jobs', 1)), '',
+            '| range | release | cases | compared | agree | mismatch | release errors'
+            ' (not bearing unless on a target) | notes |', '|---|---|---|---|---|---|---|---|']
+        shown = []
+        for r in d['ranges']:
+            if r.get('noRelease'):
+                L.append('| %s | none on PyPI in the cache | %d | | | | | |' % (
+                    r['versions'], r['caseCount']))
+            for v, o in r['releases'].items():
+                if not o.get('ran'):
+                    L.append('| %s | %s | %d | not run | | | | %s |' % (
+                        r['versions'], v, r['caseCount'],
+                        (o.get('why') or '').replace('|', '\\|')))
+                    continue
+                kinds = ', '.join('%s %d' % kv for kv in sorted(o['kinds'].items())
+                                  if kv[0] != 'value')
+                notes = []
+                if o.get('targetsAbsent'):
+                    notes.append('targets the release lacks (not compared): %s' %
+                                 ' '.join(o['targetsAbsent']))
+                if o.get('candidatesDiffer'):
+                    notes.append('%d ambiguous with more candidates in the release' %
+                                 o['candidatesDiffer'])
+                if o.get('dottedJson'):
+                    notes.append('%d dotted values folded into JSON' % o['dottedJson'])
+                for m, n in sorted(o.get('mismatchKinds', {}).items()):
+                    notes.append('**%d mismatches: %s**' % (n, m))
+                for m, n in sorted(o.get('exceptions', {}).items()):
+                    notes.append('%d raised %s' % (n, ' '.join(m.split())))
+                notes.append('argv after `%s`, Python %s, %s s' % (
+                    ' '.join(o.get('lead') or []) or '(nothing)', o.get('python'),
+                    o.get('seconds')))
+                L.append('| %s | %s | %d | %d | %d | %d | %s | %s |' % (
+                    r['versions'], v, o['cases'], o['compared'], o['agree'], o['mismatch'],
+                    kinds or 'none', '; '.join(notes).replace('|', '\\|')))
+                for m in o['mismatches']:
+                    shown.append((r['versions'], v, m))
+        L.append('')
+        if shown:
+            L += ['First mismatches (at most %d per release):' % 6, '',
+                  '| range | release | argv | release\'s parser | reader | why |',
+                  '|---|---|---|---|---|---|']
+            for rng_, v, m in shown:
+                reader = _answer(m['reader']) + (' (ambiguous: %s)' % ', '.join(
+                    m['reader']['ambiguous']) if m['reader'].get('ambiguous') else '')
+                cells = [rng_, v, '`%s`' % ' '.join(m['argv']), _answer(m['release']), reader,
+                         '; '.join(m['why'])]
+                L.append('| %s |' % ' | '.join(c.replace('|', '\\|') for c in cells))
+            L.append('')
+    return L
+
+
+def splice_cases_section(data):
+    """Replaces (or appends) the cases section of comparison.md without regenerating the rest."""
+    p = os.path.join(HERE, 'comparison.md')
+    with open(p, encoding='utf-8') as f:
+        text = f.read()
+    section = '\n'.join(cases_section(data)) + '\n'
+    start = text.find(CASES_TITLE)
+    if start < 0:
+        text = text.rstrip('\n') + '\n\n' + section
+    else:
+        end = text.find('\n## ', start)
+        text = text[:start] + section + (text[end + 1:] if end >= 0 else '')
+    with open(p, 'w', encoding='utf-8') as f:
+        f.write(text)
 
 
 def main(argv):

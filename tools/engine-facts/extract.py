@@ -2,7 +2,8 @@
 r"""Engine facts from every release's own files on PyPI (issue 32).
 
     python3 tools/engine-facts/extract.py [ENGINE...]            # fetch, read, write, compare
-    python3 tools/engine-facts/extract.py oracle ENGINE [--all | --versions V,V] [--jobs 1]
+    python3 tools/engine-facts/extract.py oracle ENGINE [--all | --versions V,V]
+    python3 tools/engine-facts/extract.py oracle ENGINE --cases DIR [--jobs N]
     python3 tools/engine-facts/extract.py compare                # report only, from the data files
     python3 tools/engine-facts/extract.py suggest ENGINE         # proposed table rows (suggest.py)
 
@@ -30,7 +31,10 @@ oracle: runs a release's own parser-building code (vLLM's FlexibleArgumentParser
   subparser, SGLang's ServerArgs.add_cli_args) in a fresh interpreter with every third-party
   import stubbed (no torch), reads the parser it builds and compares it with the AST inventory.
   By default the first and last release of every spelling range; results go to
-  tools/engine-facts/oracle-results.json and into comparison.md.
+  tools/engine-facts/oracle-results.json and into comparison.md.  With --cases DIR (the files
+  ArgparseDifferentialTest writes under -Dkvcache.argparse.cases=DIR) it runs the first and last
+  release of each range's own parser on that range's generated cases and compares it with the
+  Java FlagReader's answers (README.md, "The releases' own parsers on the Java test's cases").
 """
 import argparse
 import hashlib

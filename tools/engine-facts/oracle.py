@@ -22,6 +22,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -85,7 +86,7 @@ class _Captured(Exception):
     pass
 
 
-def worker(engine, src, release_version='0.0.0'):
+def worker(engine, src, release_version='0.0.0', cases_path=None):
     tool = _stub_tool()
     package = engine
 
@@ -147,8 +148,14 @@ def worker(engine, src, release_version='0.0.0'):
     def _init(self, *a, **k):  # a release class deriving from a stub calls super().__init__(x)
         pass
 
+    def _call(self, *a, **k):  # `@DynamicGradMode()`: an instance of a class with a stub base
+        return a[0] if len(a) == 1 and not k and callable(a[0]) else new_stub()
+
     def new_stub(name='Stub'):
-        return Meta(name, (), {'_is_stub': True, '__init__': _init})
+        ns = {'_is_stub': True, '__init__': _init}
+        if engine == 'sglang':
+            ns['__call__'] = _call
+        return Meta(name, (), ns)
 
     tool._new_stub = new_stub  # the module's attribute lookups build stubs through this
 
@@ -215,6 +222,12 @@ def worker(engine, src, release_version='0.0.0'):
     def hasattr_(obj, name):
         return False if is_stub(name) else real_hasattr(obj, name)
     builtins.getattr, builtins.hasattr = getattr_, hasattr_
+    if engine == 'sglang':
+        # `is_hip()` is `torch.version.hip is not None`: a stub would make SGLang 0.4.6.post4 to
+        # 0.5.3rc2 take the ROCm path at import (fp8_utils compares get_device_capability())
+        import torch
+        torch.version = new_stub('version')
+        type.__setattr__(torch.version, 'hip', None)
     import json as _json
     real_default = _json.JSONEncoder.default
 
@@ -281,6 +294,16 @@ def worker(engine, src, release_version='0.0.0'):
         n = a.nargs
         flags[s] = 'NONE' if n == 0 else 'ONE' if n in (None, 1) else \
             {'+': 'ONE_OR_MORE', '*': 'ZERO_OR_MORE', '?': 'OPTIONAL'}.get(n, 'NARGS:%s' % n)
+    if cases_path:
+        lead = ['serve', 'MODEL'] if parser is not root else \
+            ['--model-path', 'MODEL'] if engine == 'sglang' else \
+            ['MODEL'] if any(not a.option_strings and a.required and
+                             not isinstance(a, argparse._SubParsersAction)
+                             for a in parser._actions) else []
+        out = run_cases(root, parser, lead, cases_path)
+        out.update({'entry': how, 'parser': type(parser).__name__})
+        json.dump(out, sys.stdout)
+        return
     dtype = next((a for a in parser._actions if '--kv-cache-dtype' in a.option_strings), None)
 
     def parse(argv):
@@ -338,6 +361,277 @@ def worker(engine, src, release_version='0.0.0'):
     json.dump(out, sys.stdout)
 
 
+# ------------------------------------------------------------------------------ cases
+# The generated cases of engine-tck's ArgparseDifferentialTest (written when the system property
+# kvcache.argparse.cases names a folder), run through the release's own parser and compared with
+# what the Java FlagReader read, with the semantics of ArgparseDifferentialTest.compare and
+# argparse_oracle.py.
+class _ParseError(Exception):
+    pass
+
+
+_UNSET = object()
+AMBIGUOUS = re.compile(r'ambiguous option: (.*?) could match (.*)$', re.S)
+MISSING = re.compile(r'argument (\S+): expected (?:one|at least one) argument')
+SHOWN = 6  # mismatches kept per release
+
+
+def run_cases(root, parser, lead, cases_path):
+    """Parses every case of cases_path with `root.parse_args(lead + argv)` (the release's own
+    parse_args: FlexibleArgumentParser's underscore, dotted and --config handling happens there)
+    and compares each target flag with the reader's answer."""
+    with open(cases_path) as f:
+        data = json.load(f)
+    targets = [t['name'] for t in data['targets']]
+    arity = {t['name']: t['arity'] for t in data['targets']}
+    actions = {t: parser._option_string_actions.get(t) for t in targets}
+    absent = [t for t, a in actions.items() if a is None]
+    known = set(parser._option_string_actions)
+    # values are not under test: no choices, no type conversion (the cases pass v0, v1, ...);
+    # defaults of the targets become "unset", so a value is only what the argv set
+    for a in parser._actions:
+        a.choices = None
+        a.type = None
+    for t, a in actions.items():
+        if a is not None:
+            a.default = _UNSET
+            for p in (parser, root):
+                p._defaults.pop(a.dest, None)
+    last = [None]
+    real_pka = root.parse_known_args
+
+    def pka(args=None, namespace=None):  # the namespace parse_args has before "unrecognized"
+        last[0] = real_pka(args, namespace)
+        return last[0]
+    root.parse_known_args = pka
+
+    def error(message):
+        raise _ParseError(message)
+    for p in {root, parser}:
+        p.error = error
+
+    def values(ns):
+        out = {}
+        for t, a in actions.items():
+            if a is None:
+                continue
+            v = getattr(ns, a.dest, _UNSET)
+            if v is _UNSET or v is None or v is False:
+                out[t] = None
+            elif isinstance(v, list):
+                out[t] = ' '.join(map(str, v))
+            else:
+                out[t] = v if isinstance(v, str) else True if v is True else str(v)
+        return {'values': out}
+
+    def owner(option):  # the target whose action an error message names
+        for t, a in actions.items():
+            if a is not None and option in a.option_strings:
+                return t
+        return option
+
+    def verdict(argv):
+        last[0] = None
+        try:
+            with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
+                return values(root.parse_args(lead + argv))
+        except _ParseError as e:
+            message = str(e)
+            if message.startswith('unrecognized arguments:') and last[0] is not None:
+                # argparse_oracle.py uses parse_known_args; the release itself would exit here
+                return dict(values(last[0][0]), leftover=last[0][1])
+            m = AMBIGUOUS.match(message)
+            if m:
+                return {'error': 'ambiguous', 'candidates': m.group(2).split(', ')}
+            m = MISSING.match(message)
+            if m:
+                return {'error': 'missing', 'option': owner(m.group(1).split('/')[0])}
+            return {'error': 'other', 'message': message}
+        except SystemExit as e:
+            return {'error': 'other', 'message': 'exit %s' % e.code}
+        except Exception as e:  # the release's own preprocessing raised (vLLM's --config file)
+            return {'error': 'other', 'message': '%s: %s' % (type(e).__name__, e),
+                    'exception': True}
+
+    t0 = time.time()
+    bare = verdict([])
+    res = {'ran': True, 'lead': lead, 'targetsAbsent': absent, 'cases': 0, 'compared': 0,
+           'agree': 0, 'mismatch': 0, 'mismatches': [], 'kinds': {}, 'exceptions': {},
+           'candidatesDiffer': 0, 'dottedJson': 0, 'mismatchKinds': {}}
+    shown = set()
+    if 'error' in bare:
+        res.update({'ran': False, 'why': 'the parser refuses %s alone: %s' % (lead, bare)})
+        return res
+    for case in data['cases']:
+        argv, reader = case['argv'], case['reader']
+        theirs = verdict(argv)
+        res['cases'] += 1
+        kind = theirs.get('error', 'value')
+        res['kinds'][kind] = res['kinds'].get(kind, 0) + 1
+        if theirs.get('exception'):
+            m = re.sub(r'\bv\d+\b', 'vN', theirs['message'])[:120]
+            res['exceptions'][m] = res['exceptions'].get(m, 0) + 1
+        compared, bad = False, []
+        for t in targets:
+            if t in absent:
+                continue
+            outcome = compare(t, arity[t], reader, theirs, res)
+            if outcome is None:
+                continue
+            compared = True
+            if outcome:
+                bad.append(outcome)
+        if compared:
+            res['compared'] += 1
+            if bad:
+                res['mismatch'] += 1
+                why = category(argv, reader, known)
+                res['mismatchKinds'][why] = res['mismatchKinds'].get(why, 0) + 1
+                if len(res['mismatches']) < SHOWN or why not in shown:
+                    shown.add(why)
+                    res['mismatches'].append({'argv': argv, 'release': theirs, 'reader': reader,
+                                              'why': bad, 'kind': why})
+            else:
+                res['agree'] += 1
+    res['seconds'] = round(time.time() - t0, 1)
+    return res
+
+
+def _dotted(token):
+    return token.startswith('-') and '.' in token.split('=', 1)[0]
+
+
+def category(argv, reader, known):
+    """Which part of the argv a mismatch involves (for the report)."""
+    lacks = sorted({c for lists in (reader.get('ambiguous') or {}).values() for cs in lists
+                    for c in cs if c not in known})
+    if lacks:
+        return 'the reader finds a prefix ambiguous with %s, which the release lacks' % \
+            ', '.join(lacks)
+    if '--' in argv and any(_dotted(t) for t in argv[:argv.index('--')]):
+        return 'dotted member before a bare --'
+    if any(_dotted(t) for t in argv):
+        return 'dotted member'
+    if '--' in argv:
+        return 'bare --'
+    return 'other'
+
+
+def _leaves(v):
+    if isinstance(v, dict):
+        for x in v.values():
+            yield from _leaves(x)
+    else:
+        yield v
+
+
+def compare(target, arity, reader, theirs, res):
+    """ArgparseDifferentialTest.compare: None when the case does not bear on target, '' when the
+    reader agrees, else why not.  Two readings of the release's parser are allowed for: an
+    ambiguous prefix's candidates are every option the release has with that prefix, while the
+    inventory lists only those that decide the reading (the reader's candidates must be among the
+    release's); and vLLM folds a dotted member `--flag.key v` into `--flag '{"key": "v"}'` (the
+    reader's value must be one of that JSON's leaves).  The reader lists the candidates of each
+    ambiguous prefix of the target; agreeing needs one of them (as the Java test needs one equal)."""
+    amb = (reader.get('ambiguous') or {}).get(target)
+    kind = theirs.get('error')
+    if kind is None:
+        v = theirs['values'].get(target)
+        if arity == 'ONE':
+            ours = reader['values'].get(target)
+            if amb is None and ours == v:
+                return ''
+            if amb is None and isinstance(v, str) and v.startswith('{'):
+                try:
+                    folded = json.loads(v)
+                except ValueError:
+                    folded = None
+                if isinstance(folded, dict) and ours in [str(x) for x in _leaves(folded)]:
+                    res['dottedJson'] += 1
+                    return ''
+            return 'the release sets %s to %r, the reader reads %r%s' % (
+                target, v, ours, ' and ambiguous' if amb is not None else '')
+        ours = reader['values'].get(target) is not None
+        if amb is None and ours == (v is not None):
+            return ''
+        return 'the release %s %s, the reader %s%s' % (
+            'sets' if v is not None else 'does not set', target,
+            'finds it' if ours else 'does not', ' and ambiguous' if amb is not None else '')
+    if kind == 'missing':
+        if theirs['option'] != target:
+            return None
+        return '' if target in (reader.get('missing') or []) else \
+            'the release finds %s without a value, the reader does not' % target
+    if kind == 'ambiguous':
+        if target not in theirs['candidates']:
+            return None
+        candidates = set(theirs['candidates'])
+        fits = [set(c) for c in amb or [] if set(c) <= candidates]
+        if fits:
+            if candidates not in fits:
+                res['candidatesDiffer'] += 1
+            return ''
+        return 'the release says ambiguous among %s, the reader %s' % (
+            ' '.join(theirs['candidates']), 'finds other candidates' if amb else
+            'finds no ambiguous prefix')
+    return None
+
+
+def in_range(version, lo, hi):
+    from packaging.version import Version
+    v = Version(version)
+    return (lo is None or v >= Version(lo)) and (hi is None or v < Version(hi))
+
+
+def run_cases_all(engine, folder, records, jobs=1):
+    """The first and last release inside each range file's bounds, each on that range's cases."""
+    import glob
+    import pypi
+    from concurrent.futures import ThreadPoolExecutor
+    from packaging.version import Version
+    files = sorted(glob.glob(os.path.join(folder, '*.json')))
+    ranges = []
+    for path in files:
+        with open(path) as f:
+            head = json.load(f)
+        if head.get('engine', '').lower() != engine:
+            continue
+        inside = sorted((r['version'] for r in records if r.get('file') and
+                         in_range(r['version'], head.get('from'), head.get('until'))),
+                        key=Version)
+        picked = list(dict.fromkeys(inside[:1] + inside[-1:]))
+        ranges.append((path, head, picked))
+    ranges.sort(key=lambda x: Version(x[1]['from'] or '0'))
+    jobs_list = [(path, head, v) for path, head, picked in ranges for v in picked]
+
+    def one(job):
+        path, head, v = job
+        rec = next(r for r in records if r['version'] == v)
+        archive = os.path.join(pypi.cache_root(), engine, v, rec['file'])
+        t = time.time()
+        if not os.path.exists(archive):
+            res = {'ran': False, 'why': 'not in the cache: %s' % archive}
+        else:
+            res = run_one(engine, v, archive, cases=path)
+        res['wall'] = round(time.time() - t, 1)
+        print('%s %s on %s: %s (%.0fs)' % (
+            engine, v, head['versions'], '%d/%d agree, %d mismatch' % (
+                res['agree'], res['compared'], res['mismatch']) if res.get('ran') else
+            'NOT RUN: ' + res.get('why', ''), res['wall']), file=sys.stderr, flush=True)
+        return job, res
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        done = dict(((p, v), r) for (p, _, v), r in pool.map(one, jobs_list))
+    out = []
+    for path, head, picked in ranges:
+        out.append({'versions': head['versions'], 'from': head['from'], 'until': head['until'],
+                    'dialect': head['dialect'], 'targets': [t['name'] for t in head['targets']],
+                    'caseCount': len(head['cases']), 'file': os.path.basename(path),
+                    'releases': {v: done[(path, v)] for v in picked},
+                    'noRelease': not picked})
+    return out
+
+
 # ------------------------------------------------------------------------------ driver
 def _extract(archive, package, dest):
     if archive.endswith('.whl'):
@@ -356,15 +650,16 @@ def _extract(archive, package, dest):
                     t.extract(m, dest)
 
 
-def run_one(engine, version, archive):
+def run_one(engine, version, archive, cases=None):
     with tempfile.TemporaryDirectory() as tmp:
         _extract(archive, engine, tmp)
         last = None
         for py in [sys.executable] + [p for p in ('python3.12', 'python3.13')]:
             try:
                 proc = subprocess.run([py, os.path.abspath(__file__), '--worker', engine, tmp,
-                                       version],
-                                      capture_output=True, text=True, cwd=tmp, timeout=600)
+                                       version] + ([os.path.abspath(cases)] if cases else []),
+                                      capture_output=True, text=True, cwd=tmp,
+                                      timeout=3600 if cases else 600)
             except (FileNotFoundError, subprocess.TimeoutExpired) as e:
                 last = repr(e)
                 continue
@@ -412,7 +707,8 @@ def pick(records):
 
 def main(argv):
     if argv[:1] == ['--worker']:
-        return worker(argv[1], argv[2], argv[3] if len(argv) > 3 else '0.0.0')
+        return worker(argv[1], argv[2], argv[3] if len(argv) > 3 else '0.0.0',
+                      argv[4] if len(argv) > 4 else None)
     sys.path.insert(0, HERE)
     import extract
     import pypi
@@ -421,11 +717,17 @@ def main(argv):
     ap.add_argument('engine', choices=['vllm', 'sglang'])
     ap.add_argument('--versions', help='comma-separated releases')
     ap.add_argument('--all', action='store_true', help='every release read by extract')
+    ap.add_argument('--cases', metavar='DIR',
+                    help='ArgparseDifferentialTest\'s cases (-Dkvcache.argparse.cases=DIR): run'
+                         ' the first and last release of each range on them')
+    ap.add_argument('--jobs', type=int, default=1, help='releases run at once (--cases)')
     opts = ap.parse_args(argv)
     data = extract.load_data(opts.engine)
     if data is None:
         sys.exit('run extract.py %s first' % opts.engine)
     records = data['releases']
+    if opts.cases:
+        return cases_main(opts.engine, opts.cases, records, opts.jobs)
     versions = opts.versions.split(',') if opts.versions else \
         [r['version'] for r in records if r.get('file')] if opts.all else pick(records)
     full = extract.expand(records)
@@ -472,6 +774,29 @@ def main(argv):
         with open(path, 'w') as f:
             json.dump(results, f, indent=1, sort_keys=True)
             f.write('\n')
+
+
+CASES_KEY = 'releaseParsersOnGeneratedCases'
+
+
+def cases_main(engine, folder, records, jobs):
+    t = time.time()
+    ranges = run_cases_all(engine, folder, records, jobs)
+    path = os.path.join(HERE, 'oracle-results.json')
+    results = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            results = json.load(f)
+    results.setdefault(CASES_KEY, {})[engine] = {'ranges': ranges,
+                                                 'wallSeconds': round(time.time() - t),
+                                                 'jobs': jobs}
+    with open(path, 'w') as f:
+        json.dump(results, f, indent=1, sort_keys=True)
+        f.write('\n')
+    import compare
+    compare.splice_cases_section(results[CASES_KEY])
+    print('%s: %d ranges in %.0fs; oracle-results.json[%r] and comparison.md written' % (
+        engine, len(ranges), time.time() - t, CASES_KEY), file=sys.stderr)
 
 
 if __name__ == '__main__':

@@ -36,12 +36,19 @@ import org.junit.jupiter.api.Test;
  * parse with the Binding's dtype winning unless a stored role passes its own later. Skipped, saying
  * why, where no {@code python3} runs; a range whose parser is not argparse is not compared.
  *
- * <p>The oracle builds its parser from the module's own inventory: it proves the reader reads those
- * flags as argparse would, not that the inventory matches the engine's real parser (the inventory's
- * source says where it was read).
+ * <p>The oracle here builds its parser from the module's own inventory: it proves the reader reads
+ * those flags as argparse would, not that the inventory matches the engine's real parser. With the
+ * system property {@value #CASES_PROPERTY} naming a folder, the test also writes each range's cases
+ * and what the reader read there ({@link CaseDump}); {@code tools/engine-facts/extract.py oracle
+ * ENGINE --cases FOLDER} then runs the first and last release of each range's own serve parser (its
+ * code, imports stubbed) on the same cases and compares (tools/engine-facts/README.md).
  */
 public abstract class ArgparseDifferentialTest {
   static final int MIN_CASES = 10_000;
+
+  /** The system property naming a folder to write the generated cases to. */
+  public static final String CASES_PROPERTY = "kvcache.argparse.cases";
+
   private static final int RANDOM_CASES = 14_000;
 
   private ArgparseOracle oracle;
@@ -64,7 +71,10 @@ public abstract class ArgparseDifferentialTest {
     List<String> mismatches = new ArrayList<>();
     List<String> counts = new ArrayList<>();
     String python = "";
+    CaseDump dump = CaseDump.fromProperty(CASES_PROPERTY);
+    int range = 0;
     for (FlagInventory inventory : engine().flagInventories()) {
+      range++;
       ArgvDialect dialect = dialect(inventory);
       if (!argparse(dialect)) {
         continue;
@@ -76,6 +86,9 @@ public abstract class ArgparseDifferentialTest {
       ArgparseOracle.Answer answer = oracle.parse(inventory, dialect, names, cases);
       python = answer.pythonVersion();
       FlagReader reader = new FlagReader(dialect, inventory);
+      if (dump != null) {
+        dump.write(engine().id(), range, inventory, dialect, targets, cases, reader);
+      }
       int comparable = 0;
       for (int i = 0; i < cases.size(); i++) {
         boolean compared = false;
