@@ -205,7 +205,8 @@ public abstract class ArgparseDifferentialTest {
   private static Optional<String> compare(
       FlagReader reader, FlagSpec target, List<String> argv, ArgparseOracle.Verdict verdict) {
     String flag = target.name();
-    List<FlagOccurrence> found = reader.find(argv, flag);
+    List<String> parsed = reader.asParsed(argv);
+    List<FlagOccurrence> found = reader.find(parsed, flag);
     switch (verdict.kind()) {
       case "value" -> {
         boolean ambiguous = found.stream().anyMatch(FlagOccurrence::ambiguous);
@@ -225,7 +226,7 @@ public abstract class ArgparseDifferentialTest {
           }
           return Optional.empty();
         }
-        boolean ours = reader.names(argv, flag);
+        boolean ours = reader.names(parsed, flag);
         if (ambiguous || ours != theirs.isPresent()) {
           return Optional.of(
               argv

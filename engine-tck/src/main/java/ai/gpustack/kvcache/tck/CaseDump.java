@@ -69,12 +69,13 @@ final class CaseDump {
       ObjectNode values = read.putObject("values");
       ObjectNode ambiguous = JSON.createObjectNode();
       ArrayNode missing = JSON.createArrayNode();
+      List<String> parsed = reader.asParsed(argv);
       for (FlagSpec target : targets) {
         String flag = target.name();
-        List<FlagOccurrence> found = reader.find(argv, flag);
+        List<FlagOccurrence> found = reader.find(parsed, flag);
         if (target.arity() == FlagArity.ONE) {
-          values.put(flag, reader.lastValue(argv, flag).orElse(null));
-        } else if (reader.names(argv, flag)) {
+          values.put(flag, reader.lastValue(parsed, flag).orElse(null));
+        } else if (reader.names(parsed, flag)) {
           values.put(flag, true);
         } else {
           values.putNull(flag);

@@ -9,9 +9,11 @@ succeeds, or {"error": "ambiguous", "candidates": [...]} / {"error": "missing", 
 
 Tokens are first rewritten as the engine release's own preprocessing does: with "underscores"
 (vLLM's FlexibleArgumentParser, from 0.5.1) underscores in an option's name, up to its first ".",
-become dashes, "--key=value" keeping its value; with "dotted" (vLLM from 0.9.1) a dotted member
-"--flag.member" is read as "--flag" (its value is passed through unchanged here; vLLM wraps it in
-JSON, which does not change which flag it sets).
+become dashes, "--key=value" keeping its value; with "dotted" (vLLM from 0.9.0) every dotted
+member "--flag.member=value" or "--flag.member value" is taken out wherever it is and put back at
+the end as "--flag value", one pair per flag in the order each first appears (after a bare "--" if
+there is one). vLLM passes the members merged into a JSON object; the value kept here is the last
+member's, which does not change which flag it sets.
 """
 import argparse
 import json
@@ -50,24 +52,27 @@ KEY = re.compile(r"(?<=--)[^.]*")
 
 def rewrite(argv, underscores, dotted):
     out = []
-    for arg in argv:
+    folded = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
         if arg.startswith("--"):
-            if "=" in arg:
-                key, value = arg.split("=", 1)
-                out.append(rename(key, underscores, dotted) + "=" + value)
+            key, eq, value = arg.partition("=")
+            if underscores:
+                key = KEY.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
+            if dotted and "." in key:
+                if not eq:
+                    i += 1
+                    value = argv[i] if i < len(argv) else ""
+                folded[key.split(".", 1)[0]] = value
             else:
-                out.append(rename(arg, underscores, dotted))
+                out.append(key + eq + value)
         else:
             out.append(arg)
+        i += 1
+    for key, value in folded.items():
+        out += [key, value]
     return out
-
-
-def rename(key, underscores, dotted):
-    if underscores:
-        key = KEY.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
-    if dotted and "." in key[2:]:
-        key = key.split(".", 1)[0]
-    return key
 
 
 def main():

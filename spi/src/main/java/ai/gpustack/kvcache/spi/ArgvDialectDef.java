@@ -21,7 +21,8 @@ abstract class ArgvDialectDef {
   public abstract boolean underscoresAsDashes();
 
   /**
-   * {@code --flag.member} is read as the flag with a nested value (vLLM's dotted JSON arguments).
+   * {@code --flag.member} is read as the flag with a nested value (vLLM's dotted JSON arguments),
+   * moved with its value to the end of the argv before parsing ({@link FlagReader#asParsed}).
    */
   public abstract boolean dottedMembers();
 

@@ -123,15 +123,55 @@ public final class FlagReader {
     return find(argv, flag).stream().anyMatch(o -> !o.ambiguous());
   }
 
-  /** The value the parser ends up with for {@code flag}: the last occurrence wins. */
+  /**
+   * The value the parser ends up with for {@code flag}: the last occurrence of the argv as the
+   * parser reads it ({@link #asParsed}) wins.
+   */
   public Optional<String> lastValue(List<String> argv, String flag) {
-    List<FlagOccurrence> found = find(argv, flag);
+    List<FlagOccurrence> found = find(asParsed(argv), flag);
     for (int i = found.size() - 1; i >= 0; i--) {
       if (!found.get(i).ambiguous()) {
         return found.get(i).value();
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * {@code argv} as the parser reads it after the dialect's own rewriting. With dotted members
+   * (vLLM's FlexibleArgumentParser, from 0.9.0), every {@code --flag.member=value} or {@code
+   * --flag.member value} leaves its place, wherever it is, and comes back at the end as {@code
+   * --flag value}, one pair per flag in the order each first appears: after a bare {@code --} if
+   * there is one, where it is no option. vLLM passes the members merged into one JSON object; the
+   * value kept here is the last member's. Other dialects read argv as written.
+   */
+  public List<String> asParsed(List<String> argv) {
+    if (!dialect.dottedMembers()) {
+      return argv;
+    }
+    List<String> plain = new ArrayList<>();
+    Map<String, String> folded = new LinkedHashMap<>();
+    for (int i = 0; i < argv.size(); i++) {
+      String token = argv.get(i);
+      int eq = token.indexOf('=');
+      String key = eq < 0 ? token : token.substring(0, eq);
+      if (!token.startsWith("--") || key.indexOf('.') < 0) {
+        plain.add(token);
+        continue;
+      }
+      String value = eq >= 0 ? token.substring(eq + 1) : i + 1 < argv.size() ? argv.get(++i) : "";
+      String head = key.substring(2, key.indexOf('.'));
+      folded.put("--" + (dialect.underscoresAsDashes() ? head.replace('_', '-') : head), value);
+    }
+    if (folded.isEmpty()) {
+      return argv;
+    }
+    folded.forEach(
+        (flag, value) -> {
+          plain.add(flag);
+          plain.add(value);
+        });
+    return plain;
   }
 
   private FlagArity arity(String flag) {

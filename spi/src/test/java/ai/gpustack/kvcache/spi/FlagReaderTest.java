@@ -43,6 +43,24 @@ class FlagReaderTest {
   }
 
   @Test
+  void vllm_moves_dotted_members_to_the_end_so_they_beat_a_later_plain_value() {
+    List<String> argv =
+        List.of("--kv-cache-dtype.member=fp8", "--port", "8000", "--kv_cache_dtype", "bfloat16");
+    assertThat(vllm.asParsed(argv))
+        .containsExactly("--port", "8000", "--kv_cache_dtype", "bfloat16", FLAG, "fp8");
+    assertThat(vllm.lastValue(argv, FLAG)).contains("fp8");
+    assertThat(vllm.names(argv, FLAG)).isTrue();
+  }
+
+  @Test
+  void a_dotted_member_before_a_bare_double_dash_comes_back_after_it_where_it_sets_nothing() {
+    List<String> argv = List.of("--kv-cache-dtype.member", "fp8", "--");
+    assertThat(vllm.asParsed(argv)).containsExactly("--", FLAG, "fp8");
+    assertThat(vllm.lastValue(argv, FLAG)).isEmpty();
+    assertThat(vllm.names(argv, FLAG)).as("still refused as naming the flag").isTrue();
+  }
+
+  @Test
   void plain_argparse_does_not_read_underscores() {
     assertThat(argparse.find(List.of("--kv_cache_dtype", "fp8"), FLAG)).isEmpty();
     assertThat(argparse.read("--kv_cache_dtype").orElseThrow().reading())
