@@ -1,8 +1,5 @@
 package ai.gpustack.kvcache.api;
 
-import java.util.Arrays;
-import java.util.Optional;
-
 /**
  * The bytes a KV cache block holds, as far as another engine reading it must agree: the element
  * type and, for scaled formats, the scale layout. Two engines writing one reuse domain must write
@@ -109,11 +106,6 @@ public enum KvFormat {
   /** Whether the format is only known once the model is: {@code auto}. */
   public boolean modelDependent() {
     return this == MODEL_DEPENDENT;
-  }
-
-  /** The format named {@code id}, if any. */
-  public static Optional<KvFormat> byId(String id) {
-    return Arrays.stream(values()).filter(f -> f.id.equals(id)).findFirst();
   }
 
   @Override

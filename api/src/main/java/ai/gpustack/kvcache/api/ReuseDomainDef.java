@@ -81,11 +81,6 @@ interface ReuseDomainDef {
       reason = "FieldValueForbidden")
   String dtype();
 
-  /** The dtype as a checked value; throws {@link ProblemsException} if it breaks the rules. */
-  default Dtype checkedDtype() {
-    return Dtype.of(dtype());
-  }
-
   /** Adds every rule this domain breaks, with paths under {@code field}. */
   default void validate(String field, Problems problems) {
     if (!Dns.isLabel(name())) {

@@ -7,16 +7,5 @@
  * empty lists. Abstract definitions are named {@code *Def} and package-private; use the generated
  * public type of the same name without the suffix ({@code ReuseDomain.builder()}).
  */
-@Value.Style(
-    typeAbstract = "*Def",
-    typeImmutable = "*",
-    visibility = Value.Style.ImplementationVisibility.PUBLIC,
-    strictBuilder = true,
-    jdkOnly = true,
-    passAnnotations = {ValidationRule.class, ValidationRules.class},
-    allowedClasspathAnnotations = {Override.class})
+@ValueStyle
 package ai.gpustack.kvcache.api;
-
-import io.fabric8.generator.annotation.ValidationRule;
-import io.fabric8.generator.annotation.ValidationRules;
-import org.immutables.value.Value;

@@ -12,13 +12,7 @@
  * once, endpoint, tenant, the workload's own args), refusals worded by the same catalog at the
  * caller's field paths.
  */
-@Value.Style(
-    typeAbstract = "*Def",
-    typeImmutable = "*",
-    visibility = Value.Style.ImplementationVisibility.PUBLIC,
-    strictBuilder = true,
-    jdkOnly = true,
-    allowedClasspathAnnotations = {Override.class})
+@ValueStyle
 package ai.gpustack.kvcache.attach;
 
-import org.immutables.value.Value;
+import ai.gpustack.kvcache.api.ValueStyle;

@@ -601,11 +601,11 @@ class OperatorIT {
         .contains("operator_sdk_");
     first.close();
     await("op-2 leads", () -> holder().equals(Optional.of("op-2")));
-    replicas2(second);
+    the_standby_takes_over_a_scale_to_2(second);
     second.close();
   }
 
-  private void replicas2(KvCacheOperator standby) {
+  private void the_standby_takes_over_a_scale_to_2(KvCacheOperator standby) {
     replicas(2);
     await(
         "the standby reconciles",

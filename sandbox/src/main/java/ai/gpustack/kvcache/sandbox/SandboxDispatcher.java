@@ -372,8 +372,11 @@ final class SandboxDispatcher extends Dispatcher {
   private MockResponse get(Resource r) throws IOException {
     if (r.path().name().isPresent()) {
       Optional<JsonNode> object = current(r.objectPath());
-      if (object.isEmpty() && Events.isEvents(r.kind())) {
-        object = otherEventsApi(r).flatMap(this::current).map(e -> Events.as(r.kind().group(), e));
+      if (object.isEmpty() && EventConversion.isEvents(r.kind())) {
+        object =
+            otherEventsApi(r)
+                .flatMap(this::current)
+                .map(e -> EventConversion.as(r.kind().group(), e));
       }
       if (object.isEmpty()) {
         return status(Statuses.notFound(r.kind(), r.name()));
@@ -381,9 +384,9 @@ final class SandboxDispatcher extends Dispatcher {
       return answer(r, 200, object.get());
     }
     List<JsonNode> items = list(r.objectPath());
-    if (Events.isEvents(r.kind())) {
+    if (EventConversion.isEvents(r.kind())) {
       otherEventsApi(r)
-          .ifPresent(p -> list(p).forEach(e -> items.add(Events.as(r.kind().group(), e))));
+          .ifPresent(p -> list(p).forEach(e -> items.add(EventConversion.as(r.kind().group(), e))));
     }
     Selector labels =
         Optional.ofNullable(r.query().get("labelSelector"))

@@ -30,7 +30,7 @@ final class Tables {
         .putObject("metadata")
         .put("resourceVersion", listOrObject.path("metadata").path("resourceVersion").asText(""));
     ArrayNode columns = table.putArray("columnDefinitions");
-    if (Events.isEvents(resource)) {
+    if (EventConversion.isEvents(resource)) {
       return events(table, columns, items);
     }
     column(columns, "Name", "string", "name");
@@ -128,7 +128,7 @@ final class Tables {
     column(columns, "Name", "string", "name", 1);
     ArrayNode rows = table.putArray("rows");
     for (JsonNode raw : items) {
-      JsonNode e = Events.as("", raw);
+      JsonNode e = EventConversion.as("", raw);
       String first = e.path("firstTimestamp").asText(e.path("eventTime").asText(""));
       String last =
           e.path("series").has("lastObservedTime")

@@ -5,13 +5,7 @@
  * argv. The {@link ai.gpustack.kvcache.spi.EngineRegistry} finds engines; everything else here is
  * pure, deterministic and thread-safe.
  */
-@Value.Style(
-    typeAbstract = "*Def",
-    typeImmutable = "*",
-    visibility = Value.Style.ImplementationVisibility.PUBLIC,
-    strictBuilder = true,
-    jdkOnly = true,
-    allowedClasspathAnnotations = {Override.class})
+@ValueStyle
 package ai.gpustack.kvcache.spi;
 
-import org.immutables.value.Value;
+import ai.gpustack.kvcache.api.ValueStyle;

@@ -104,7 +104,7 @@ public record Inventory(String source, List<HasMetadata> objects) {
    * Every Pod template, once: an object whose controller is also in the inventory is reached
    * through that controller (a Deployment's ReplicaSets and Pods, a CronJob's Jobs).
    */
-  List<Workload> workloads() {
+  List<PodTemplateOwner> workloads() {
     Set<String> present =
         objects.stream()
             .map(o -> key(o.getKind(), namespace(o), o.getMetadata().getName()))
@@ -116,7 +116,7 @@ public record Inventory(String source, List<HasMetadata> objects) {
                     .map(c -> !present.contains(key(c.getKind(), namespace(o), c.getName())))
                     .orElse(true))
         .filter(o -> !isReplica(o))
-        .map(Workload::of)
+        .map(PodTemplateOwner::of)
         .flatMap(Optional::stream)
         .toList();
   }

@@ -80,7 +80,7 @@ public final class Preflight {
               "is off: nothing is rendered or refused now; the findings below apply once it is"
                   + " turned on"));
     }
-    List<Workload> workloads = inventory.workloads();
+    List<PodTemplateOwner> workloads = inventory.workloads();
     List<ModelDeployment> deployments =
         inventory.all(ModelDeployment.class).stream()
             .filter(md -> md.getSpec() != null)
@@ -90,7 +90,7 @@ public final class Preflight {
     for (ModelDeployment md : deployments) {
       deployment(md, admission, findings);
     }
-    for (Workload w : workloads) {
+    for (PodTemplateOwner w : workloads) {
       if (w.optsIn() && !w.injected()) {
         workload(w, admission, findings);
       }
@@ -110,7 +110,7 @@ public final class Preflight {
   private List<BindingCheck> bindings(
       Inventory inventory,
       List<ModelDeployment> deployments,
-      List<Workload> workloads,
+      List<PodTemplateOwner> workloads,
       List<Finding> findings) {
     Map<String, List<User>> users = new TreeMap<>();
     for (ModelDeployment md : deployments) {
@@ -128,7 +128,7 @@ public final class Preflight {
                               md.getSpec().engine().name(),
                               md.getSpec().engine().version())));
     }
-    for (Workload w : workloads) {
+    for (PodTemplateOwner w : workloads) {
       if (w.optsIn() && w.annotation(Keys.BINDING).isPresent()) {
         users
             .computeIfAbsent(
@@ -330,7 +330,7 @@ public final class Preflight {
     }
   }
 
-  private void workload(Workload w, Admission admission, List<Finding> findings) {
+  private void workload(PodTemplateOwner w, Admission admission, List<Finding> findings) {
     JsonNode pod = json.convertValue(w.pod(), JsonNode.class);
     Decision decision =
         admission.decide(

@@ -149,7 +149,7 @@ final class Claims {
     ArrayNode patch = JsonNodeFactory.instance.arrayNode().addAll(ops);
     return (KVCachePoolBinding)
         client
-            .resource(Named.only(binding))
+            .resource(PatchTarget.of(binding))
             .subresource("status")
             .patch(PatchContext.of(PatchType.JSON), patch.toString());
   }

@@ -42,7 +42,7 @@ final class StatusWriter {
     ObjectNode patch = status.objectNode();
     patch.set("status", status);
     client
-        .resource(Named.only(resource))
+        .resource(PatchTarget.of(resource))
         .subresource("status")
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
   }

@@ -18,16 +18,16 @@ import java.util.Optional;
  * A Pod template and what owns it: a Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or
  * CronJob's template, or a bare Pod as itself. {@code pod} is the Pod the owner would create.
  */
-record Workload(String kind, String namespace, String name, Pod pod) {
+record PodTemplateOwner(String kind, String namespace, String name, Pod pod) {
 
   /** The workload {@code object} describes, if it carries a Pod template. */
-  static Optional<Workload> of(HasMetadata object) {
+  static Optional<PodTemplateOwner> of(HasMetadata object) {
     PodTemplateSpec template = template(object);
     String namespace = Optional.ofNullable(object.getMetadata().getNamespace()).orElse("default");
     if (object instanceof Pod p) {
       Pod copy = new Pod(p.getApiVersion(), p.getKind(), p.getMetadata(), p.getSpec(), null);
       copy.getMetadata().setNamespace(namespace);
-      return Optional.of(new Workload("Pod", namespace, p.getMetadata().getName(), copy));
+      return Optional.of(new PodTemplateOwner("Pod", namespace, p.getMetadata().getName(), copy));
     }
     if (template == null || template.getSpec() == null) {
       return Optional.empty();
@@ -41,7 +41,7 @@ record Workload(String kind, String namespace, String name, Pod pod) {
     }
     Pod pod = new Pod("v1", "Pod", meta, template.getSpec(), null);
     return Optional.of(
-        new Workload(object.getKind(), namespace, object.getMetadata().getName(), pod));
+        new PodTemplateOwner(object.getKind(), namespace, object.getMetadata().getName(), pod));
   }
 
   private static PodTemplateSpec template(HasMetadata object) {

@@ -9,10 +9,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * kube-apiserver: an Event written through either reads through both. This converts between the two
  * shapes, field for field as the API server's conversion does.
  */
-final class Events {
+final class EventConversion {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private Events() {}
+  private EventConversion() {}
 
   static boolean isEvents(ResourceCatalog.Resource r) {
     return r.plural().equals("events")

@@ -4,15 +4,15 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 
 /** What a status patch goes through: the object's kind, name and namespace, nothing else. */
-final class Named {
-  private Named() {}
+final class PatchTarget {
+  private PatchTarget() {}
 
   /**
    * An empty object of {@code resource}'s kind with only its name and namespace. The client copies
    * the object a patch goes through (a whole resource: a twentieth of the operator's CPU), and a
    * patch by name reads the object from the server first (a Binding's whole usedBy, per claim).
    */
-  static HasMetadata only(HasMetadata resource) {
+  static HasMetadata of(HasMetadata resource) {
     HasMetadata named;
     try {
       named = resource.getClass().getDeclaredConstructor().newInstance();
