@@ -43,8 +43,7 @@ import java.util.stream.Stream;
  *
  * <p>It also finds a named object (to read, write or delete) through an index by name. fabric8's
  * store matches every stored object against each request, which made the sandbox quadratic in its
- * size: at 500 deployments × 4 replicas those scans were three quarters of its CPU. A real API
- * server reads one key.
+ * size. A real API server reads one key.
  */
 final class Store extends KubernetesCrudDispatcher {
   private static final String NAME = KubernetesAttributesExtractor.NAME;
@@ -227,9 +226,8 @@ final class Store extends KubernetesCrudDispatcher {
   /**
    * A new resourceVersion when anything changed. fabric8's computes a JSON diff for this, whose
    * array comparison is a longest common subsequence: quadratic in a list such as a Binding's
-   * {@code usedBy}, which made each claim on a 500-deployment Binding cost milliseconds and was a
-   * quarter of the sandbox's CPU in a cold start. The diff is empty exactly when the trees are
-   * equal.
+   * {@code usedBy}, so each claim on a Binding of many deployments cost milliseconds. The diff is
+   * empty exactly when the trees are equal.
    */
   @Override
   public void touchResourceVersion(JsonNode current, JsonNode updated) {

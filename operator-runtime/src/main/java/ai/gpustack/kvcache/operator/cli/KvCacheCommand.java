@@ -39,8 +39,7 @@ public final class KvCacheCommand implements Runnable {
   /**
    * The command line for {@code args}: with only the subcommand they name when they name one, since
    * picocli reflects over every registered subcommand's options (and loads the classes they name)
-   * before parsing, a third of a short command's startup; with all of them otherwise, for help and
-   * for the error naming the subcommands.
+   * before parsing; with all of them otherwise, for help and for the error naming the subcommands.
    */
   static CommandLine commandLine(String... args) {
     CommandLine cli = new CommandLine(new KvCacheCommand());

@@ -9,8 +9,8 @@ final class PatchTarget {
 
   /**
    * An empty object of {@code resource}'s kind with only its name and namespace. The client copies
-   * the object a patch goes through (a whole resource: a twentieth of the operator's CPU), and a
-   * patch by name reads the object from the server first (a Binding's whole usedBy, per claim).
+   * the whole object a patch goes through, and a patch by name reads the object from the server
+   * first (a Binding's whole usedBy, per claim).
    */
   static HasMetadata of(HasMetadata resource) {
     HasMetadata named;

@@ -15,9 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * The copy of a cached resource the Java Operator SDK hands each reconcile. Our custom resources'
- * spec and status are immutable values, so a copy needs its own metadata only and shares them; the
- * SDK's default serializes and parses the whole object, which was 7 % of the operator's CPU in a
- * fleet's cold start. Anything else is copied through {@code serialization}, as the SDK does.
+ * spec and status are immutable values, so a copy needs its own metadata only and shares them,
+ * where the SDK's default serializes and parses the whole object. Anything else is copied through
+ * {@code serialization}, as the SDK does.
  */
 public final class ValueSpecCloner implements Cloner {
   /** Our custom resources, each with a new empty instance of its kind. */

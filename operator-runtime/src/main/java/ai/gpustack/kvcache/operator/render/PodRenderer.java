@@ -46,9 +46,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code main}, the engine's whole argv folded into {@code command}, and the pod-spec hash stamped
  * last. Pure and thread-safe: the same inputs give the same Pods, byte for byte.
  *
- * <p>A replica whose inputs did not change since its last render gets the very Pod rendered then:
- * rendering and hashing were a quarter of the operator's CPU, and most reconciles (a replica turned
- * Ready) change no input. Rendered Pods are therefore shared; treat them as read-only.
+ * <p>A replica whose inputs did not change since its last render gets the very Pod rendered then,
+ * since most reconciles (a replica turned Ready) change no input (docs/operating.md, "Capacity").
+ * Rendered Pods are therefore shared; treat them as read-only.
  */
 public final class PodRenderer {
   public static final String MAIN = "main";
