@@ -214,19 +214,49 @@ public final class ModelDeploymentReconciler
     try {
       rendering = renderer.render(md, view);
     } catch (RenderException e) {
-      events.warning(md, "RenderFailed", e.getMessage());
-      writeStatus(
-          context,
-          md,
-          status(md)
-              .withPhase("Failed")
-              .withConditions(
-                  Conditions.merge(
-                      status(md).conditions(),
-                      List.of(Conditions.of("Rendered", false, "RenderFailed", e.getMessage())),
-                      now())));
-      return UpdateControl.noUpdate();
+      return renderFailed(md, context, e);
     }
+    holdClaim(client, md, rendering);
+    rendering
+        .held()
+        .ifPresent(r -> events.warning(md, r.reason(), rendering.heldMessage().orElseThrow()));
+    Map<String, List<Pod>> existing =
+        replicas(md, context).stream()
+            .collect(Collectors.groupingBy(Pods::role, TreeMap::new, Collectors.toList()));
+    RolesPass roles = convergeRoles(client, rendering, existing);
+    deleteStrays(client, rendering, existing);
+    DtypeObserved observed = observeDtype(md, view, existing);
+    Optional<Duration> countsPending =
+        writeStatus(context, md, nextStatus(md, rendering, roles, observed));
+    Optional<Duration> recheck =
+        roles.progressing() && !rendering.isHeld()
+            ? Optional.of(PROGRESS_CHECK)
+            : observed.recheck();
+    return Stream.of(countsPending, recheck)
+        .flatMap(Optional::stream)
+        .min(Comparator.naturalOrder())
+        .map(UpdateControl.<ModelDeployment>noUpdate()::rescheduleAfter)
+        .orElse(UpdateControl.noUpdate());
+  }
+
+  private UpdateControl<ModelDeployment> renderFailed(
+      ModelDeployment md, Context<ModelDeployment> context, RenderException e) {
+    events.warning(md, "RenderFailed", e.getMessage());
+    writeStatus(
+        context,
+        md,
+        status(md)
+            .withPhase("Failed")
+            .withConditions(
+                Conditions.merge(
+                    status(md).conditions(),
+                    List.of(Conditions.of("Rendered", false, "RenderFailed", e.getMessage())),
+                    now())));
+    return UpdateControl.noUpdate();
+  }
+
+  /** The deployment's claim on its Binding, written once per Binding and deployment. */
+  private void holdClaim(KubernetesClient client, ModelDeployment md, Rendering rendering) {
     rendering
         .binding()
         .ifPresent(
@@ -243,13 +273,13 @@ public final class ModelDeploymentReconciler
                 }
               }
             });
-    rendering
-        .held()
-        .ifPresent(r -> events.warning(md, r.reason(), rendering.heldMessage().orElseThrow()));
+  }
 
-    Map<String, List<Pod>> existing =
-        replicas(md, context).stream()
-            .collect(Collectors.groupingBy(Pods::role, TreeMap::new, Collectors.toList()));
+  /** Each role's replicas after one convergence pass, and whether any is still moving. */
+  private record RolesPass(List<RoleStatus> roles, boolean progressing) {}
+
+  private RolesPass convergeRoles(
+      KubernetesClient client, Rendering rendering, Map<String, List<Pod>> existing) {
     List<RoleStatus> roles = new ArrayList<>();
     boolean progressing = false;
     for (Rendering.RolePlan plan : rendering.roles()) {
@@ -281,62 +311,71 @@ public final class ModelDeploymentReconciler
               .build());
       progressing |= ready < plan.pods().size() || updated < plan.pods().size();
     }
-    // Roles no longer in the spec cannot exist (the role set is an identity field), but clean up
-    // any strays.
+    return new RolesPass(roles, progressing);
+  }
+
+  /**
+   * Roles no longer in the spec cannot exist (the role set is an identity field), but strays are
+   * cleaned up.
+   */
+  private void deleteStrays(
+      KubernetesClient client, Rendering rendering, Map<String, List<Pod>> existing) {
     existing.keySet().stream()
         .filter(role -> rendering.roles().stream().noneMatch(r -> r.name().equals(role)))
         .flatMap(role -> existing.get(role).stream())
         .forEach(p -> delete(client, p));
+  }
 
-    List<Condition> conditions = new ArrayList<>(rendering.conditions());
-    Optional<Duration> reading = Optional.empty();
-    if (md.getSpec().kvCache().isPresent() && observations.isPresent()) {
-      List<Pod> ready =
-          existing.values().stream().flatMap(List::stream).filter(Pods::ready).toList();
-      ReplicaObservations.Known known =
-          observations
-              .get()
-              .observe(
-                  key(md), ready, view.settings().kvCacheDtypeOwned(), p -> observer(p, md, view));
-      // With the Setting off the Binding does not govern the replicas' dtype: no warning then.
-      for (Pod pod : view.settings().kvCacheDtypeOwned() ? ready : List.<Pod>of()) {
-        if (observations.get().firstDiffers(pod)) {
-          events.warning(
-              md,
-              "DtypeDiffers",
-              "replica "
-                  + pod.getMetadata().getName()
-                  + " runs another KV-cache dtype than its"
-                  + " Binding declares: see the DtypeObserved condition");
-        }
+  /** The DtypeObserved condition of an attached deployment, and when to read its engines again. */
+  private record DtypeObserved(Optional<Condition> condition, Optional<Duration> recheck) {}
+
+  private DtypeObserved observeDtype(
+      ModelDeployment md, CacheView view, Map<String, List<Pod>> existing) {
+    if (md.getSpec().kvCache().isEmpty()) {
+      return new DtypeObserved(Optional.empty(), Optional.empty());
+    }
+    if (observations.isEmpty()) {
+      return new DtypeObserved(
+          Optional.of(Conditions.unknown(DtypeObservedCondition.TYPE, "NotObserved", notObserving)),
+          Optional.empty());
+    }
+    boolean owned = view.settings().kvCacheDtypeOwned();
+    List<Pod> ready = existing.values().stream().flatMap(List::stream).filter(Pods::ready).toList();
+    ReplicaObservations.Known known =
+        observations.get().observe(key(md), ready, owned, p -> observer(p, md, view));
+    // With the Setting off the Binding does not govern the replicas' dtype: no warning then.
+    for (Pod pod : owned ? ready : List.<Pod>of()) {
+      if (observations.get().firstDiffers(pod)) {
+        events.warning(
+            md,
+            "DtypeDiffers",
+            "replica "
+                + pod.getMetadata().getName()
+                + " runs another KV-cache dtype than its"
+                + " Binding declares: see the DtypeObserved condition");
       }
-      conditions.add(
-          DtypeObservedCondition.of(
-              known,
-              ready.size(),
-              view.settings().kvCacheDtypeOwned(),
-              Conditions.find(status(md).conditions(), DtypeObservedCondition.TYPE)));
-      reading = known.recheck();
     }
-    if (md.getSpec().kvCache().isPresent() && observations.isEmpty()) {
-      conditions.add(Conditions.unknown(DtypeObservedCondition.TYPE, "NotObserved", notObserving));
-    }
-    String phase = rendering.isHeld() ? "Held" : progressing ? "Progressing" : "Ready";
-    ModelDeploymentStatus next =
-        status(md)
-            .withObservedGeneration(Optional.ofNullable(md.getMetadata().getGeneration()))
-            .withPhase(phase)
-            .withKvCache(rendering.kvCache().or(() -> status(md).kvCache()))
-            .withRoles(roles)
-            .withConditions(Conditions.merge(status(md).conditions(), conditions, now()));
-    Optional<Duration> countsPending = writeStatus(context, md, next);
-    Optional<Duration> recheck =
-        progressing && !rendering.isHeld() ? Optional.of(PROGRESS_CHECK) : reading;
-    return Stream.of(countsPending, recheck)
-        .flatMap(Optional::stream)
-        .min(Comparator.naturalOrder())
-        .map(UpdateControl.<ModelDeployment>noUpdate()::rescheduleAfter)
-        .orElse(UpdateControl.noUpdate());
+    return new DtypeObserved(
+        Optional.of(
+            DtypeObservedCondition.of(
+                known,
+                ready.size(),
+                owned,
+                Conditions.find(status(md).conditions(), DtypeObservedCondition.TYPE))),
+        known.recheck());
+  }
+
+  private ModelDeploymentStatus nextStatus(
+      ModelDeployment md, Rendering rendering, RolesPass roles, DtypeObserved observed) {
+    List<Condition> conditions = new ArrayList<>(rendering.conditions());
+    observed.condition().ifPresent(conditions::add);
+    String phase = rendering.isHeld() ? "Held" : roles.progressing() ? "Progressing" : "Ready";
+    return status(md)
+        .withObservedGeneration(Optional.ofNullable(md.getMetadata().getGeneration()))
+        .withPhase(phase)
+        .withKvCache(rendering.kvCache().or(() -> status(md).kvCache()))
+        .withRoles(roles.roles())
+        .withConditions(Conditions.merge(status(md).conditions(), conditions, now()));
   }
 
   /**
