@@ -406,63 +406,33 @@ public final class ModelDeploymentReconciler
   /** What one pass over a role did: whether anything is still moving, and how many it created. */
   private record Convergence(boolean moving, int created) {}
 
-  /** Creates, removes and replaces one role's Pods. */
+  /** Carries out one role's {@link Rollout}. */
   private Convergence converge(
       KubernetesClient client, Rendering.RolePlan plan, List<Pod> pods, boolean held) {
-    boolean moving = false;
-    int created = 0;
-    List<Pod> desired = plan.pods();
-    Map<Integer, Pod> byOrdinal = new TreeMap<>();
-    pods.forEach(p -> byOrdinal.put(Pods.ordinal(p), p));
-    for (Pod p : pods) {
-      if (Pods.ordinal(p) < 0 || Pods.ordinal(p) >= desired.size()) {
-        delete(client, p);
-        moving = true;
-      }
-    }
-    if (held) {
-      return new Convergence(moving, created);
-    }
-    for (int ordinal = 0; ordinal < desired.size(); ordinal++) {
-      if (!byOrdinal.containsKey(ordinal)) {
-        if (create(client, desired.get(ordinal))) {
-          created++;
-        }
-        moving = true;
-      }
-    }
-    List<Pod> outdated =
-        pods.stream()
-            .filter(p -> Pods.ordinal(p) >= 0 && Pods.ordinal(p) < desired.size())
-            .filter(p -> !Pods.hash(p).equals(Pods.hash(desired.get(Pods.ordinal(p)))))
-            .sorted(Comparator.comparingInt(Pods::ordinal).reversed())
-            .toList();
-    if (outdated.isEmpty()) {
-      return new Convergence(moving, created);
-    }
-    boolean allReady =
-        byOrdinal.size() >= desired.size()
-            && pods.stream().filter(p -> Pods.ordinal(p) < desired.size()).allMatch(Pods::ready);
-    if (allReady
-        && outdated.stream().noneMatch(p -> p.getMetadata().getDeletionTimestamp() != null)) {
-      Pod old = outdated.get(0);
-      LOG.info(
-          "replacing {}/{}: its pod-spec hash is outdated",
-          old.getMetadata().getNamespace(),
-          old.getMetadata().getName());
-      // Where the API server removes it at once, its replacement goes in the same pass; one that
-      // is still terminating is replaced when its delete event comes.
-      String uid = old.getMetadata().getUid();
-      replaced.add(uid);
-      delete(client, old);
-      if (!create(client, desired.get(Pods.ordinal(old)))) {
-        replaced.remove(uid);
-      }
-    }
-    return new Convergence(true, created);
+    Rollout rollout = Rollout.plan(plan.pods(), pods, held);
+    rollout.deletions().forEach(p -> delete(client, p));
+    int created = (int) rollout.creations().stream().filter(p -> create(client, p)).count();
+    rollout
+        .replacement()
+        .ifPresent(
+            r -> {
+              Pod old = r.outdated();
+              LOG.info(
+                  "replacing {}/{}: its pod-spec hash is outdated",
+                  old.getMetadata().getNamespace(),
+                  old.getMetadata().getName());
+              // Where the API server removes it at once, its replacement goes in the same pass;
+              // one that is still terminating is replaced when its delete event comes.
+              String uid = old.getMetadata().getUid();
+              replaced.add(uid);
+              delete(client, old);
+              if (!create(client, r.with())) {
+                replaced.remove(uid);
+              }
+            });
+    return new Convergence(rollout.moving(), created);
   }
 
-  /** Creates {@code pod}; false when its name is still taken (a replica still terminating). */
   private static boolean create(KubernetesClient client, Pod pod) {
     try {
       client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
