@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * A {@link ClusterView} over informers: reads stay in the process, but for an object the cache does
@@ -124,10 +125,9 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   }
 
   private List<SharedIndexInformer<?>> informers() {
-    List<SharedIndexInformer<?>> all =
-        new java.util.ArrayList<>(List.of(bindings, pools, backends, deployments, settings));
-    all.addAll(injectedPods);
-    return all;
+    return Stream.<SharedIndexInformer<?>>concat(
+            Stream.of(bindings, pools, backends, deployments, settings), injectedPods.stream())
+        .toList();
   }
 
   public boolean synced() {

@@ -15,6 +15,7 @@ import ai.gpustack.kvcache.operator.reconcile.SettingReconciler;
 import ai.gpustack.kvcache.operator.reconcile.ValueSpecCloner;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -24,6 +25,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
@@ -240,10 +242,8 @@ public final class KvCacheOperator implements AutoCloseable {
   }
 
   /** Registers {@code reconciler} for {@code namespaces}, or every namespace when none is named. */
-  private static <P extends io.fabric8.kubernetes.api.model.HasMetadata> void scoped(
-      Operator operator,
-      io.javaoperatorsdk.operator.api.reconciler.Reconciler<P> reconciler,
-      Set<String> namespaces) {
+  private static <P extends HasMetadata> void scoped(
+      Operator operator, Reconciler<P> reconciler, Set<String> namespaces) {
     if (namespaces.isEmpty()) {
       operator.register(reconciler);
     } else {

@@ -3,7 +3,6 @@ package ai.gpustack.kvcache.operator.deploy;
 import ai.gpustack.kvcache.operator.certs.CertificateKeeper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidationBuilder;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -73,30 +72,22 @@ final class CertificatePolicy {
             .withExpression(OperatorPodPolicy.BY_THE_OPERATOR)
             .endMatchCondition()
             .withValidations(
-                new ValidationBuilder()
-                    .withExpression(
-                        "request.resource.resource == 'secrets' || ("
-                            + "size(object.webhooks) == size(oldObject.webhooks)"
-                            + " && object.webhooks.all(w, oldObject.webhooks.exists(o,"
-                            + " o.name == w.name && "
-                            + unchanged
-                            + ")))")
-                    .withMessage(
-                        "the kvcache operator changes nothing in a webhook configuration but"
-                            + " clientConfig.caBundle")
-                    .withReason("Forbidden")
-                    .build(),
-                new ValidationBuilder()
-                    .withExpression(
-                        "request.resource.resource != 'secrets' || (object.metadata.name == '"
-                            + CertificateKeeper.SECRET
-                            + "' && object.type == 'kubernetes.io/tls')")
-                    .withMessage(
-                        "the kvcache operator writes one Secret, "
-                            + CertificateKeeper.SECRET
-                            + " of type kubernetes.io/tls")
-                    .withReason("Forbidden")
-                    .build())
+                OperatorPodPolicy.rule(
+                    "request.resource.resource == 'secrets' || ("
+                        + "size(object.webhooks) == size(oldObject.webhooks)"
+                        + " && object.webhooks.all(w, oldObject.webhooks.exists(o,"
+                        + " o.name == w.name && "
+                        + unchanged
+                        + ")))",
+                    "the kvcache operator changes nothing in a webhook configuration but"
+                        + " clientConfig.caBundle"),
+                OperatorPodPolicy.rule(
+                    "request.resource.resource != 'secrets' || (object.metadata.name == '"
+                        + CertificateKeeper.SECRET
+                        + "' && object.type == 'kubernetes.io/tls')",
+                    "the kvcache operator writes one Secret, "
+                        + CertificateKeeper.SECRET
+                        + " of type kubernetes.io/tls"))
             .endSpec()
             .build(),
         OperatorPodPolicy.denying(NAME));

@@ -20,6 +20,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -192,11 +194,7 @@ public final class DeployManifests {
             .withLabels(LABELS)
             .endMetadata()
             .withNewRoleRef("rbac.authorization.k8s.io", "Role", name)
-            .addNewSubject()
-            .withKind("ServiceAccount")
-            .withName(NAME)
-            .withNamespace(Settings.NAMESPACE)
-            .endSubject()
+            .withSubjects(operatorAccount())
             .build());
   }
 
@@ -217,11 +215,7 @@ public final class DeployManifests {
         .withLabels(LABELS)
         .endMetadata()
         .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name)
-        .addNewSubject()
-        .withKind("ServiceAccount")
-        .withName(NAME)
-        .withNamespace(Settings.NAMESPACE)
-        .endSubject()
+        .withSubjects(operatorAccount())
         .build();
   }
 
@@ -234,11 +228,15 @@ public final class DeployManifests {
         .withLabels(LABELS)
         .endMetadata()
         .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
-        .addNewSubject()
+        .withSubjects(operatorAccount())
+        .build();
+  }
+
+  private static Subject operatorAccount() {
+    return new SubjectBuilder()
         .withKind("ServiceAccount")
         .withName(NAME)
         .withNamespace(Settings.NAMESPACE)
-        .endSubject()
         .build();
   }
 

@@ -115,7 +115,8 @@ final class OperatorPodPolicy {
             "a Pod the kvcache operator creates adds no capability"));
   }
 
-  private static Validation rule(String expression, String message) {
+  /** A refusal: {@code expression} must hold, else {@code message}. */
+  static Validation rule(String expression, String message) {
     return new ValidationBuilder()
         .withExpression(expression)
         .withMessage(message)

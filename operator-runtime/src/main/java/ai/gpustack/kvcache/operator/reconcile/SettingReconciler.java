@@ -4,7 +4,9 @@ import ai.gpustack.kvcache.api.SettingDefinition;
 import ai.gpustack.kvcache.api.SettingStatus;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -37,9 +39,9 @@ public final class SettingReconciler implements Reconciler<Setting> {
     // and the client's own backoff would hold the operator's start (and so the webhook's only
     // endpoint) for most of a minute.
     try (KubernetesClient once =
-        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+        new KubernetesClientBuilder()
             .withConfig(
-                new io.fabric8.kubernetes.client.ConfigBuilder(client.getConfiguration())
+                new ConfigBuilder(client.getConfiguration())
                     .withRequestRetryBackoffLimit(0)
                     .build())
             .withKubernetesSerialization(client.getKubernetesSerialization())
