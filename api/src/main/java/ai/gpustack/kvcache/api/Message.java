@@ -152,25 +152,29 @@ public enum Message {
       "An update changes model, engine.name, kvCache, the role set, or a role's name, kind or"
           + " command.",
       "Create a new deployment with the new value and delete the old one."),
-  DEPLOYMENT_OWNED_FLAG(
-      "%s is owned by the operator on engine %s (%s): remove it, or set roles[].command to own"
-          + " the role's whole argv",
-      "A role's extraArgs passes a flag the operator renders for the cache connector.",
-      "Remove it from extraArgs, or take the argv over with roles[].command."),
-  DEPLOYMENT_OWNED_ENV(
-      "%s is owned by the operator on engine %s (it configures the cache client): remove it, or"
-          + " set roles[].command to own the role's whole argv",
-      "A role's env sets a variable the operator renders for the cache client.",
-      "Remove it from env, or take the role over with roles[].command."),
-  DEPLOYMENT_DTYPE_FLAG(
-      "%s is set by the operator while spec.kvCache names a pool%s: the"
-          + " Binding's spec.domain.dtype is handed to every engine attached through it; remove"
-          + " this entry, name a Binding that declares the dtype you want, or set roles[].command"
-          + " to own the role's whole argv",
-      "A managed role of a pool-attached deployment passes --kv-cache-dtype (in any spelling its"
-          + " engine reads as it) while model-deployment-kv-cache-dtype-owned is on. Stored"
-          + " deployments keep running on their own value, but every update is refused.",
-      "Remove the flag from extraArgs once the Binding's dtype is the one the role should run."),
+  FLAG_CONNECTOR_OWNED(
+      "%s passes %s, which is rendered for engine %s's cache connector: remove it%s",
+      "A managed role's extraArgs, an injected container's command or args, or a workload"
+          + " rendered through KvCacheArgs passes a flag the engine's cache connector owns (in any"
+          + " spelling its engine reads as it).",
+      "Remove the entry. A managed role may take its whole argv over with roles[].command."),
+  ENV_OWNED(
+      "%s sets %s, which is rendered for engine %s's cache client: remove it%s",
+      "A managed role's or an injected container's env sets a variable the engine's cache client"
+          + " owns.",
+      "Remove the variable. A managed role may take the role over with roles[].command."),
+  FLAG_DTYPE_OWNED(
+      "%s passes %s while it attaches a KV cache pool, but its dtype comes from %s, handed to"
+          + " every engine attached through it: engines writing two dtypes into one reuse domain"
+          + " read each other's blocks wrong; remove this entry and name a Binding that declares"
+          + " the dtype you want%s",
+      "A managed role of a pool-attached deployment, a container opting into injection, or a"
+          + " workload rendered through KvCacheArgs passes --kv-cache-dtype (in any spelling its"
+          + " engine reads as it) while model-deployment-kv-cache-dtype-owned is on. A stored"
+          + " deployment keeps running on its own value, but every update is refused; an injected"
+          + " Pod's owner reports FailedCreate.",
+      "Remove the flag once the Binding's dtype is the one the workload should run. A managed"
+          + " role may instead take its whole argv over with roles[].command."),
   ENGINE_UNKNOWN(
       "%s",
       "spec.engine.name (or the engine annotation) names no registered engine.",
@@ -333,40 +337,9 @@ public enum Message {
       "must be \"true\" or absent",
       "The launch-args-forwarded annotation holds another value.",
       "Set it to \"true\" or remove it."),
-  ARGS_DTYPE_FLAG(
-      "%s is rendered from %s while the workload attaches a KV cache pool%s: engines sharing a"
-          + " reuse domain must write one dtype; remove this entry, and attach a binding that"
-          + " declares the dtype you want",
-      "A workload rendered through the embedding API (KvCacheArgs) passes a dtype flag in its own"
-          + " args while the dtype is owned.",
-      "Remove the flag from the workload's args; the dtype comes from the binding."),
-  ARGS_OWNED_FLAG(
-      "%s is rendered for engine %s's cache connector (%s): remove it",
-      "A workload rendered through the embedding API (KvCacheArgs) passes a flag the engine's"
-          + " cache connector owns.",
-      "Remove the flag from the workload's args."),
-  POD_OWNED_FLAG(
-      "container %s already passes %s, which the webhook renders for engine %s's cache"
-          + " connector; remove it",
-      "The target container passes a flag the injection owns.",
-      "Remove it from the container's command and args."),
-  POD_OWNED_ENV(
-      "container %s already sets %s, which the webhook renders for engine %s's cache client;"
-          + " remove it",
-      "The target container sets a variable the injection owns.",
-      "Remove it from the container's env."),
   POD_VOLUME_TAKEN(
       "the webhook mounts the store-client configuration as volume %s: rename this volume",
       "The Pod already has a volume with the name the injection uses.", "Rename the Pod's volume."),
-  POD_DTYPE_FLAG(
-      "container %s already passes %s, but the KV cache dtype comes from the KVCachePoolBinding:"
-          + " the store key does not carry it, so engines writing two dtypes into one domain read"
-          + " each other's blocks wrong; remove it, and name a Binding declaring the dtype you"
-          + " want",
-      "A container opting into injection passes --kv-cache-dtype (in any spelling its engine reads"
-          + " as it) while model-deployment-kv-cache-dtype-owned is on; its owner reports"
-          + " FailedCreate.",
-      "Remove the flag from the Pod template."),
   POD_FROZEN(
       "%s is frozen after injection: it records what was done to this Pod at creation; recreate"
           + " the Pod to change it",

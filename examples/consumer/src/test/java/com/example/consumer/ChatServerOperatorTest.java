@@ -140,7 +140,9 @@ class ChatServerOperatorTest {
     assertThat(status.refusals)
         .singleElement()
         .asString()
-        .startsWith("spec.args[0]: Forbidden: \"--kv-cache-dtype\" is rendered from KVCachePoolBinding \"chat\"");
+        .startsWith(
+            "spec.args[0]: Forbidden: the workload passes --kv-cache-dtype while it attaches a KV"
+                + " cache pool, but its dtype comes from KVCachePoolBinding \"chat\"");
     assertThat(client.pods().inNamespace("team-a").withName("own-0").get()).isNull();
   }
 

@@ -1,9 +1,6 @@
 package ai.gpustack.kvcache.attach;
 
-import static ai.gpustack.kvcache.api.Quoting.quote;
-
 import ai.gpustack.kvcache.api.EnvVar;
-import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Problem;
 import ai.gpustack.kvcache.api.ProblemType;
 import ai.gpustack.kvcache.api.Problems;
@@ -14,7 +11,6 @@ import ai.gpustack.kvcache.spi.ClientConfigFile;
 import ai.gpustack.kvcache.spi.DtypeVerdict;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.spi.FlagOccurrence;
 import ai.gpustack.kvcache.spi.ManagedRole;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,7 +126,7 @@ public final class KvCacheArgs {
    */
   public List<Problem> checkArgs(WorkloadArgs workload) {
     Engine engine = engine(workload);
-    return engine == null ? List.of(unknownEngine(workload)) : ownedFlags(engine, workload);
+    return engine == null ? List.of(unknownEngine(workload)) : owned(engine, workload).refusals();
   }
 
   /** Whether {@code engine} at {@code version} accepts {@code dtype}, and what it accepts. */
@@ -147,8 +143,9 @@ public final class KvCacheArgs {
     if (engine == null) {
       return refused(List.of(unknownEngine(workload)), List.of());
     }
-    List<Problem> refusals = new ArrayList<>(ownedFlags(engine, workload));
-    List<String> warnings = new ArrayList<>();
+    OwnedFlags.Verdict owned = owned(engine, workload);
+    List<Problem> refusals = new ArrayList<>(owned.refusals());
+    List<String> warnings = new ArrayList<>(owned.warnings());
     DtypeRuling ruling =
         resolver.ruleReadable(
             workload.dtypeSource(),
@@ -168,16 +165,6 @@ public final class KvCacheArgs {
                   .build());
       case UNVERIFIED -> warnings.add(ruling.message());
       default -> {}
-    }
-    if (workload.settings().kvCacheDtypeOwned()) {
-      for (OwnedFlags.KvFormatHit hit :
-          OwnedFlags.kvFormatFlags(engine, workload.engineVersion(), all(workload))) {
-        warnings.add(
-            Message.KV_FORMAT_FLAG.detail(
-                field(workload, hit.occurrence().index()),
-                hit.occurrence().describe(engine.id()),
-                hit.effect()));
-      }
     }
     if (!refusals.isEmpty()) {
       return refused(refusals, warnings);
@@ -200,48 +187,20 @@ public final class KvCacheArgs {
         warnings);
   }
 
-  private List<Problem> ownedFlags(Engine engine, WorkloadArgs workload) {
-    List<String> argv = all(workload);
-    List<Problem> problems = new ArrayList<>();
-    for (OwnedFlags.Hit hit :
-        OwnedFlags.find(
-            engine,
-            engine.flagReader(workload.engineVersion()),
-            argv,
-            workload.settings().kvCacheDtypeOwned())) {
-      FlagOccurrence o = hit.occurrence();
-      String field = field(workload, o.index());
-      String passes =
-          o.token().spelling().equals(o.flag())
-              ? ""
-              : " (this entry passes " + o.describe(engine.id()) + ")";
-      problems.add(
-          Problem.builder()
-              .field(field)
-              .type(ProblemType.FORBIDDEN)
-              .value(o.token().written())
-              .detail(
-                  hit.dtype()
-                      ? Message.ARGS_DTYPE_FLAG.detail(
-                          quote(o.flag()), workload.dtypeSource(), passes)
-                      : Message.ARGS_OWNED_FLAG.detail(
-                          quote(o.flag()), quote(engine.id()), o.describe(engine.id())))
-              .reason(hit.reason())
-              .build());
-    }
-    return problems;
-  }
-
-  /** The caller's field path of entry {@code index} of command-then-args. */
-  private static String field(WorkloadArgs workload, int index) {
-    return OwnedFlags.entryPath(
-        workload.commandPath(), workload.argsPath(), workload.command().size(), index);
-  }
-
-  private static List<String> all(WorkloadArgs workload) {
-    List<String> argv = new ArrayList<>(workload.command());
-    argv.addAll(workload.args());
-    return argv;
+  private static OwnedFlags.Verdict owned(Engine engine, WorkloadArgs workload) {
+    return OwnedFlags.check(
+        engine,
+        workload.engineVersion(),
+        OwnedFlags.Subject.commandThenArgs(
+            "the workload",
+            workload.commandPath(),
+            workload.command(),
+            workload.argsPath(),
+            workload.args(),
+            List.of(),
+            ""),
+        workload.settings().kvCacheDtypeOwned(),
+        workload.dtypeSource());
   }
 
   private Engine engine(WorkloadArgs workload) {
@@ -249,12 +208,7 @@ public final class KvCacheArgs {
   }
 
   private Problem unknownEngine(WorkloadArgs workload) {
-    return Problem.builder()
-        .field(workload.enginePath())
-        .type(ProblemType.NOT_SUPPORTED)
-        .value(workload.engine())
-        .detail(engines.unknown(workload.engine()))
-        .build();
+    return Refusal.engineNotRegistered(engines, workload.enginePath(), workload.engine());
   }
 
   private static Rendered refused(List<Problem> refusals, List<String> warnings) {

@@ -1,19 +1,26 @@
 package ai.gpustack.kvcache.attach;
 
+import static ai.gpustack.kvcache.api.Quoting.quote;
+
+import ai.gpustack.kvcache.api.Message;
+import ai.gpustack.kvcache.api.Problem;
+import ai.gpustack.kvcache.api.ProblemType;
 import ai.gpustack.kvcache.spi.Engine;
-import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagOccurrence;
 import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The flags a workload may not pass itself on an engine: the cache connector's always, and the
- * dtype flags while the dtype is owned (the Setting on and a cache attached). Deployment admission,
- * Pod injection and preflight all scan with this, so a flag refused on one road is refused on all.
+ * The owned-keys rule, written once: a workload may not pass the flags or set the variables an
+ * engine's cache connector owns, nor pass the dtype flags while the dtype is owned (the Setting on
+ * and a cache attached); flags that change the KV representation beside the dtype are warned.
+ * Deployment admission, Pod injection, {@link KvCacheArgs}, preflight and {@code kvcache explain}
+ * all call {@link #check}, so one argv gets one verdict, in one wording, on every road. Pure.
  */
 public final class OwnedFlags {
   /** Reason word of a refused connector flag. */
@@ -22,8 +29,86 @@ public final class OwnedFlags {
   /** Reason word of a refused dtype flag. */
   public static final String DTYPE_FLAG_OWNED = "DtypeFlagOwned";
 
-  /** One owned flag found in an argv: where, as what, and whether it is the dtype flag. */
-  public record Hit(FlagOccurrence occurrence, boolean dtype) {
+  /** Reason word of a refused connector variable. */
+  public static final String ENV_OWNED = "ConnectorEnvOwned";
+
+  /**
+   * Who passes an argv, as refusals name it ({@code role "server"}, {@code container "vllm"}),
+   * where each of its entries and variables lives in the caller's resource, and the clause that
+   * tells a managed role how to own its flags instead. Immutable.
+   */
+  public record Subject(
+      String display,
+      List<String> argv,
+      List<String> argvPaths,
+      List<String> env,
+      String envPath,
+      String takeOver) {
+    public Subject {
+      argv = List.copyOf(argv);
+      argvPaths = List.copyOf(argvPaths);
+      env = List.copyOf(env);
+      if (argv.size() != argvPaths.size()) {
+        throw new IllegalArgumentException("one field path per argv entry");
+      }
+    }
+
+    /** A managed role: its {@code extraArgs} and {@code env} under {@code rolePath}. */
+    public static Subject role(
+        String name, String rolePath, List<String> extraArgs, List<String> env) {
+      return new Subject(
+          "role " + quote(name),
+          extraArgs,
+          paths(rolePath + ".extraArgs", 0, extraArgs.size()),
+          env,
+          rolePath + ".env",
+          ", or set roles[].command to own the role's whole argv");
+    }
+
+    /** A container the webhook injects into: its command, then its args, and its env. */
+    public static Subject container(
+        String name,
+        String containerPath,
+        List<String> command,
+        List<String> args,
+        List<String> env) {
+      return commandThenArgs(
+          "container " + quote(name),
+          containerPath + ".command",
+          command,
+          containerPath + ".args",
+          args,
+          env,
+          containerPath + ".env");
+    }
+
+    /** Any other argv laid out as a command, then args, at the caller's paths; no env. */
+    public static Subject commandThenArgs(
+        String display,
+        String commandPath,
+        List<String> command,
+        String argsPath,
+        List<String> args,
+        List<String> env,
+        String envPath) {
+      List<String> argv = new ArrayList<>(command);
+      argv.addAll(args);
+      List<String> argvPaths = paths(commandPath, 0, command.size());
+      argvPaths.addAll(paths(argsPath, 0, args.size()));
+      return new Subject(display, argv, argvPaths, env, envPath, "");
+    }
+
+    private static List<String> paths(String path, int from, int to) {
+      List<String> paths = new ArrayList<>();
+      for (int i = from; i < to; i++) {
+        paths.add(path + "[" + i + "]");
+      }
+      return paths;
+    }
+  }
+
+  /** One owned flag found in an argv: where, as what, and whether it is a dtype flag. */
+  public record Hit(FlagOccurrence occurrence, String field, boolean dtype) {
     /** {@link #DTYPE_FLAG_OWNED} or {@link #CONNECTOR_FLAG_OWNED}. */
     public String reason() {
       return dtype ? DTYPE_FLAG_OWNED : CONNECTOR_FLAG_OWNED;
@@ -31,55 +116,110 @@ public final class OwnedFlags {
   }
 
   /** A flag that changes the KV representation, found in an argv, and what it changes. */
-  public record KvFormatHit(FlagOccurrence occurrence, String effect) {}
+  public record KvFormatHit(FlagOccurrence occurrence, String field, String effect) {}
+
+  /**
+   * What {@link #check} found: the refusals (field errors carrying their reason), the warnings, and
+   * the hits behind them for callers that explain rather than refuse. Immutable.
+   */
+  public record Verdict(
+      List<Problem> refusals, List<String> warnings, List<Hit> hits, List<KvFormatHit> kvFormat) {
+    public Verdict {
+      refusals = List.copyOf(refusals);
+      warnings = List.copyOf(warnings);
+      hits = List.copyOf(hits);
+      kvFormat = List.copyOf(kvFormat);
+    }
+
+    /** The dtype flags found, in argv order. */
+    public List<Hit> dtypeHits() {
+      return hits.stream().filter(Hit::dtype).toList();
+    }
+  }
 
   private OwnedFlags() {}
 
   /**
-   * Where entry {@code index} of an argv scanned as {@code commandSize} command entries followed by
-   * the args lives: {@code commandPath[index]} or {@code argsPath[index - commandSize]}.
+   * The verdict on {@code subject}'s argv and env for {@code engine} at {@code version}, as that
+   * version's parser reads the argv: each connector flag (in name order) and variable refused;
+   * while {@code dtypeOwned}, each dtype flag refused (its value comes from {@code dtypeSource})
+   * and each KV-format flag warned. Ambiguous prefixes of a KV-format flag are left to the parser,
+   * which exits on them.
    */
-  public static String entryPath(String commandPath, String argsPath, int commandSize, int index) {
-    return index < commandSize
-        ? commandPath + "[" + index + "]"
-        : argsPath + "[" + (index - commandSize) + "]";
-  }
-
-  /**
-   * Every flag in {@code argv} that changes the KV representation beside the dtype flag ({@link
-   * FlagInventory#kvFormatFlags()} of the engine at {@code version}), as that version reads it. Not
-   * refused, since the engines allow them; warned while the dtype is owned, since the domain's
-   * other engines may not pass them. Ambiguous prefixes are left to the parser, which exits on
-   * them.
-   */
-  public static List<KvFormatHit> kvFormatFlags(
-      Engine engine, Optional<String> version, List<String> argv) {
+  public static Verdict check(
+      Engine engine,
+      Optional<String> version,
+      Subject subject,
+      boolean dtypeOwned,
+      String dtypeSource) {
     FlagReader reader = engine.flagReader(version);
-    List<KvFormatHit> hits = new ArrayList<>();
-    for (FlagSpec flag : engine.flagInventory(version).kvFormatFlags()) {
-      reader.find(argv, flag.name()).stream()
-          .filter(o -> !o.ambiguous())
-          .forEach(o -> hits.add(new KvFormatHit(o, flag.kvEffect().orElseThrow())));
-    }
-    hits.sort(java.util.Comparator.comparingInt(h -> h.occurrence().index()));
-    return hits;
-  }
-
-  /**
-   * Every owned flag in {@code argv} as {@code reader} reads it: connector flags in name order,
-   * then the dtype flags ({@link Engine#dtypeFlags()}) when {@code dtypeOwned}.
-   */
-  public static List<Hit> find(
-      Engine engine, FlagReader reader, List<String> argv, boolean dtypeOwned) {
     List<Hit> hits = new ArrayList<>();
     for (String flag : new TreeSet<>(engine.ownedFlags())) {
-      reader.find(argv, flag).forEach(o -> hits.add(new Hit(o, false)));
+      reader.find(subject.argv(), flag).forEach(o -> hits.add(hit(subject, o, false)));
     }
+    List<KvFormatHit> kvFormat = new ArrayList<>();
     if (dtypeOwned) {
       for (String flag : engine.dtypeFlags()) {
-        reader.find(argv, flag).forEach(o -> hits.add(new Hit(o, true)));
+        reader.find(subject.argv(), flag).forEach(o -> hits.add(hit(subject, o, true)));
+      }
+      for (FlagSpec flag : engine.flagInventory(version).kvFormatFlags()) {
+        reader.find(subject.argv(), flag.name()).stream()
+            .filter(o -> !o.ambiguous())
+            .forEach(
+                o ->
+                    kvFormat.add(
+                        new KvFormatHit(
+                            o, subject.argvPaths().get(o.index()), flag.kvEffect().orElseThrow())));
+      }
+      kvFormat.sort(Comparator.comparingInt(h -> h.occurrence().index()));
+    }
+    List<Problem> refusals = new ArrayList<>();
+    for (Hit hit : hits) {
+      refusals.add(refusal(engine, subject, hit, dtypeSource));
+    }
+    for (int k = 0; k < subject.env().size(); k++) {
+      String name = subject.env().get(k);
+      if (engine.ownedEnv().contains(name)) {
+        refusals.add(
+            Problem.builder()
+                .field(subject.envPath() + "[" + k + "].name")
+                .type(ProblemType.FORBIDDEN)
+                .value(name)
+                .detail(
+                    Message.ENV_OWNED.detail(
+                        subject.display(), name, quote(engine.id()), subject.takeOver()))
+                .reason(ENV_OWNED)
+                .build());
       }
     }
-    return hits;
+    List<String> warnings = new ArrayList<>();
+    for (KvFormatHit hit : kvFormat) {
+      warnings.add(
+          Message.KV_FORMAT_FLAG.detail(
+              subject.display() + " (" + hit.field() + ")",
+              hit.occurrence().describe(engine.id()),
+              hit.effect()));
+    }
+    return new Verdict(refusals, warnings, hits, kvFormat);
+  }
+
+  private static Hit hit(Subject subject, FlagOccurrence o, boolean dtype) {
+    return new Hit(o, subject.argvPaths().get(o.index()), dtype);
+  }
+
+  private static Problem refusal(Engine engine, Subject subject, Hit hit, String dtypeSource) {
+    String passes = hit.occurrence().describe(engine.id());
+    return Problem.builder()
+        .field(hit.field())
+        .type(ProblemType.FORBIDDEN)
+        .value(hit.occurrence().token().written())
+        .detail(
+            hit.dtype()
+                ? Message.FLAG_DTYPE_OWNED.detail(
+                    subject.display(), passes, dtypeSource, subject.takeOver())
+                : Message.FLAG_CONNECTOR_OWNED.detail(
+                    subject.display(), passes, quote(engine.id()), subject.takeOver()))
+        .reason(hit.reason())
+        .build();
   }
 }

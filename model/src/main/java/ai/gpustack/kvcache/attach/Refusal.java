@@ -1,7 +1,9 @@
 package ai.gpustack.kvcache.attach;
 
+import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Problem;
 import ai.gpustack.kvcache.api.ProblemType;
+import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.util.Optional;
 
 /**
@@ -11,6 +13,9 @@ import java.util.Optional;
  */
 public record Refusal(
     String reason, ProblemType type, String field, Optional<String> value, String message) {
+  /** The engine name matches no registered engine module. */
+  public static final String ENGINE_NOT_REGISTERED = "EngineNotRegistered";
+
   /** The Binding does not exist in the workload's namespace. */
   public static final String BINDING_NOT_FOUND = "BindingNotFound";
 
@@ -43,6 +48,20 @@ public record Refusal(
     return reason.equals(DTYPE_UNREADABLE)
         || reason.equals(SPELLING_REJECTED)
         || reason.equals(FORMAT_DIFFERS);
+  }
+
+  /**
+   * An engine name no module registers, at {@code field}: the same field error on every road,
+   * naming the registered engines.
+   */
+  public static Problem engineNotRegistered(EngineRegistry engines, String field, String name) {
+    return Problem.builder()
+        .field(field)
+        .type(ProblemType.NOT_SUPPORTED)
+        .value(name)
+        .detail(Message.ENGINE_UNKNOWN.detail(engines.unknown(name)))
+        .reason(ENGINE_NOT_REGISTERED)
+        .build();
   }
 
   /** As a field error carrying the reason. */

@@ -54,8 +54,10 @@ class KvCacheArgsTest {
     Problem p = r.refusals().get(0);
     assertThat(p.field()).isEqualTo("spec.server.args[2]");
     assertThat(p.message())
-        .contains("\"--kv-cache-dtype\" is rendered from InferenceService \"chat\"")
-        .contains("this entry passes");
+        .contains(
+            "the workload passes --kv_cache_dtype, which engine \"vLLM\" reads as --kv-cache-dtype"
+                + " while it attaches a KV cache pool, but its dtype comes from InferenceService"
+                + " \"chat\"");
   }
 
   @Test

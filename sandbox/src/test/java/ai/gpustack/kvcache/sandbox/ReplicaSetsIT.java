@@ -189,7 +189,8 @@ class ReplicaSetsIT {
                 "own-flag", 1, "vllm/vllm-openai:v0.11.0", "serve", "--kv-cache-dtype", "fp8"))
         .create();
     await(() -> failedCreate.containsKey("own-flag"), "the refusal reported");
-    assertThat(failedCreate.get("own-flag")).contains("already passes --kv-cache-dtype");
+    assertThat(failedCreate.get("own-flag"))
+        .contains("passes --kv-cache-dtype while it attaches a KV cache pool");
     await(
         () ->
             live("own-flag").getStatus() != null

@@ -4,10 +4,9 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.api.Dns;
 import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.ModelDeploymentSpec;
-import ai.gpustack.kvcache.api.Problem;
-import ai.gpustack.kvcache.api.ProblemType;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.attach.Attachment;
@@ -20,8 +19,6 @@ import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.spi.FlagOccurrence;
-import ai.gpustack.kvcache.spi.FlagReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,9 +35,6 @@ import java.util.stream.Collectors;
  * it.
  */
 final class DeploymentRule implements Rule {
-  /** Reason word of a refused unknown engine, on both roads. */
-  static final String ENGINE_NOT_REGISTERED = "EngineNotRegistered";
-
   private final EngineRegistry engines;
   private final AttachmentResolver resolver;
   private final ClusterView cluster;
@@ -70,7 +64,7 @@ final class DeploymentRule implements Rule {
     shape(spec, problems);
     Optional<Engine> engine = engines.find(spec.engine().name());
     if (engine.isEmpty()) {
-      problems.add(engineUnknown(engines, "spec.engine.name", spec.engine().name()));
+      problems.add(Refusal.engineNotRegistered(engines, "spec.engine.name", spec.engine().name()));
     }
     Optional<ModelDeploymentSpec> before = Optional.empty();
     if (request.isUpdate()) {
@@ -81,11 +75,8 @@ final class DeploymentRule implements Rule {
     boolean deleting = md.getMetadata() != null && md.getMetadata().getDeletionTimestamp() != null;
     EffectiveSettings settings = cluster.settings();
     if (engine.isPresent() && !deleting) {
-      ownedKeys(spec, engine.get(), settings.kvCacheDtypeOwned(), problems);
+      ownedKeys(spec, engine.get(), settings.kvCacheDtypeOwned(), problems, warnings);
       RoleLimits.check(spec, before, engine.get(), settings, problems);
-      if (settings.kvCacheDtypeOwned() && spec.kvCache().isPresent()) {
-        warnings.addAll(kvFormatFlags(spec, engine.get()));
-      }
     }
     if (request.isCreate() && engine.isPresent() && spec.kvCache().isPresent()) {
       Attachment attachment =
@@ -104,17 +95,6 @@ final class DeploymentRule implements Rule {
       warnings.addAll(attachment.warnings());
     }
     return Decision.of(request.subject(), problems, warnings);
-  }
-
-  /** An engine name no module registers, at {@code field}: the same refusal on both roads. */
-  static Problem engineUnknown(EngineRegistry engines, String field, String name) {
-    return Problem.builder()
-        .field(field)
-        .type(ProblemType.NOT_SUPPORTED)
-        .value(name)
-        .detail(Message.ENGINE_UNKNOWN.detail(engines.unknown(name)))
-        .reason(ENGINE_NOT_REGISTERED)
-        .build();
   }
 
   private static String name(ModelDeployment md, Request request) {
@@ -197,71 +177,37 @@ final class DeploymentRule implements Rule {
     }
   }
 
-  /** A warning per flag a role passes that changes the KV representation beside the dtype. */
-  private static List<String> kvFormatFlags(ModelDeploymentSpec spec, Engine engine) {
-    List<String> warnings = new ArrayList<>();
-    for (int i = 0; i < spec.roles().size(); i++) {
-      Role role = spec.roles().get(i);
-      if (role.isTakeOver()) {
-        continue;
-      }
-      for (OwnedFlags.KvFormatHit hit :
-          OwnedFlags.kvFormatFlags(engine, spec.engine().version(), role.extraArgs())) {
-        warnings.add(
-            Message.KV_FORMAT_FLAG.detail(
-                "spec.roles[" + i + "].extraArgs[" + hit.occurrence().index() + "]",
-                hit.occurrence().describe(engine.id()),
-                hit.effect()));
-      }
-    }
-    return warnings;
-  }
-
+  /**
+   * The owned-keys rule on every managed role: refusals into {@code problems}, KV-format warnings
+   * into {@code warnings}. The dtype is owned when the Setting is on and a pool is attached.
+   */
   private static void ownedKeys(
-      ModelDeploymentSpec spec, Engine engine, boolean dtypeOwned, Problems problems) {
-    FlagReader reader = engine.flagReader(spec.engine().version());
+      ModelDeploymentSpec spec,
+      Engine engine,
+      boolean dtypeOwned,
+      Problems problems,
+      List<String> warnings) {
     boolean dtypeRule = dtypeOwned && spec.kvCache().isPresent();
+    String source =
+        spec.kvCache().map(k -> "KVCachePoolBinding " + quote(k.poolRef().name())).orElse("");
     for (int i = 0; i < spec.roles().size(); i++) {
       Role role = spec.roles().get(i);
       if (role.isTakeOver()) {
         continue;
       }
-      String path = "spec.roles[" + i + "]";
-      for (OwnedFlags.Hit hit : OwnedFlags.find(engine, reader, role.extraArgs(), dtypeRule)) {
-        FlagOccurrence o = hit.occurrence();
-        String detail;
-        if (hit.dtype()) {
-          detail =
-              Message.DEPLOYMENT_DTYPE_FLAG.detail(
-                  quote(o.flag()),
-                  o.token().spelling().equals(o.flag())
-                      ? ""
-                      : " (this entry passes " + o.describe(engine.id()) + ")");
-        } else {
-          detail =
-              Message.DEPLOYMENT_OWNED_FLAG.detail(
-                  quote(o.flag()),
-                  quote(engine.id()),
-                  "it renders the cache connector; this entry passes " + o.describe(engine.id()));
-        }
-        problems.add(
-            Problem.builder()
-                .field(path + ".extraArgs[" + o.index() + "]")
-                .type(ProblemType.INVALID)
-                .value(o.token().written())
-                .detail(detail)
-                .reason(hit.reason())
-                .build());
-      }
-      for (int k = 0; k < role.env().size(); k++) {
-        String name = role.env().get(k).name();
-        if (engine.ownedEnv().contains(name)) {
-          problems.invalid(
-              path + ".env[" + k + "].name",
-              name,
-              Message.DEPLOYMENT_OWNED_ENV.detail(quote(name), quote(engine.id())));
-        }
-      }
+      OwnedFlags.Verdict verdict =
+          OwnedFlags.check(
+              engine,
+              spec.engine().version(),
+              OwnedFlags.Subject.role(
+                  role.name(),
+                  "spec.roles[" + i + "]",
+                  role.extraArgs(),
+                  role.env().stream().map(EnvVar::name).toList()),
+              dtypeRule,
+              source);
+      verdict.refusals().forEach(problems::add);
+      warnings.addAll(verdict.warnings());
     }
   }
 }

@@ -5,8 +5,6 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.Message;
-import ai.gpustack.kvcache.api.Problem;
-import ai.gpustack.kvcache.api.ProblemType;
 import ai.gpustack.kvcache.api.Problems;
 import ai.gpustack.kvcache.api.RoleKind;
 import ai.gpustack.kvcache.attach.Attachment;
@@ -23,8 +21,6 @@ import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.ClientConfigFile;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.spi.FlagOccurrence;
-import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.Launch;
 import ai.gpustack.kvcache.spi.LaunchKind;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -113,7 +109,7 @@ final class PodInjection implements Rule {
     } else {
       engine = engines.find(engineName);
       if (engine.isEmpty()) {
-        problems.add(DeploymentRule.engineUnknown(engines, engineField, engineName));
+        problems.add(Refusal.engineNotRegistered(engines, engineField, engineName));
       }
     }
     String forwarded = annotations.get(Keys.LAUNCH_ARGS_FORWARDED);
@@ -156,20 +152,18 @@ final class PodInjection implements Rule {
       args = strings(container.args());
       launchProgram =
           containerRules(
-              pod, container, target, command, args, e, version, settings, forwarded, problems);
-      if (settings.kvCacheDtypeOwned()) {
-        List<String> argv = new ArrayList<>(command);
-        argv.addAll(args);
-        String at = "spec.containers[" + target + "]";
-        for (OwnedFlags.KvFormatHit hit : OwnedFlags.kvFormatFlags(e, version, argv)) {
-          int index = hit.occurrence().index();
-          warnings.add(
-              Message.KV_FORMAT_FLAG.detail(
-                  OwnedFlags.entryPath(at + ".command", at + ".args", command.size(), index),
-                  hit.occurrence().describe(e.id()),
-                  hit.effect()));
-        }
-      }
+              pod,
+              container,
+              target,
+              command,
+              args,
+              e,
+              version,
+              settings.kvCacheDtypeOwned(),
+              "KVCachePoolBinding " + quote(bindingName),
+              forwarded,
+              problems,
+              warnings);
     }
     attachment.refusal().filter(Refusal::aboutDtype).ifPresent(r -> problems.add(r.problem()));
     warnings.addAll(attachment.warnings());
@@ -203,37 +197,26 @@ final class PodInjection implements Rule {
       List<String> args,
       Engine engine,
       Optional<String> version,
-      EffectiveSettings settings,
+      boolean dtypeOwned,
+      String dtypeSource,
       String forwarded,
-      Problems problems) {
+      Problems problems,
+      List<String> warnings) {
     String at = "spec.containers[" + target + "]";
-    List<String> argv = new ArrayList<>(command);
-    argv.addAll(args);
-    FlagReader flags = engine.flagReader(version);
-    for (OwnedFlags.Hit hit : OwnedFlags.find(engine, flags, argv, settings.kvCacheDtypeOwned())) {
-      FlagOccurrence o = hit.occurrence();
-      String detail =
-          hit.dtype()
-              ? Message.POD_DTYPE_FLAG.detail(quote(container.name()), o.describe(engine.id()))
-              : Message.POD_OWNED_FLAG.detail(
-                  quote(container.name()), o.describe(engine.id()), quote(engine.id()));
-      problems.add(
-          Problem.builder()
-              .field(OwnedFlags.entryPath(at + ".command", at + ".args", command.size(), o.index()))
-              .type(ProblemType.FORBIDDEN)
-              .detail(detail)
-              .reason(hit.reason())
-              .build());
-    }
-    List<PodShape.Named> env = orEmpty(container.env());
-    for (int k = 0; k < env.size(); k++) {
-      if (engine.ownedEnv().contains(env.get(k).name())) {
-        problems.forbidden(
-            at + ".env[" + k + "].name",
-            Message.POD_OWNED_ENV.detail(
-                quote(container.name()), env.get(k).name(), quote(engine.id())));
-      }
-    }
+    OwnedFlags.Verdict owned =
+        OwnedFlags.check(
+            engine,
+            version,
+            OwnedFlags.Subject.container(
+                container.name(),
+                at,
+                command,
+                args,
+                orEmpty(container.env()).stream().map(PodShape.Named::name).toList()),
+            dtypeOwned,
+            dtypeSource);
+    owned.refusals().forEach(problems::add);
+    warnings.addAll(owned.warnings());
     List<PodShape.Named> volumes = orEmpty(pod.spec().volumes());
     for (int v = 0; v < volumes.size(); v++) {
       if (ClientConfigFile.VOLUME.equals(volumes.get(v).name())) {
@@ -242,6 +225,8 @@ final class PodInjection implements Rule {
             Message.POD_VOLUME_TAKEN.detail(ClientConfigFile.VOLUME));
       }
     }
+    List<String> argv = new ArrayList<>(command);
+    argv.addAll(args);
     return launch(container, command, argv, engine, "true".equals(forwarded), at, problems);
   }
 

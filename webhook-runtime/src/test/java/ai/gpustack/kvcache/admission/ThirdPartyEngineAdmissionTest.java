@@ -191,7 +191,8 @@ class ThirdPartyEngineAdmissionTest {
     assertThat(response.get("allowed").asBoolean()).isFalse();
     assertThat(response.at("/status/message").asText())
         .contains("spec.roles[0].extraArgs[0]")
-        .contains("\"--cache-type-v\" is set by the operator");
+        .contains(
+            "Forbidden: role \"server\" passes --cache-type-v while it attaches a KV cache pool");
   }
 
   @Test

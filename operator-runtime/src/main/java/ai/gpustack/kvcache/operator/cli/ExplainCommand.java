@@ -30,7 +30,6 @@ import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.spi.FlagReader;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -372,8 +371,8 @@ final class ExplainCommand implements Callable<Integer> {
       if (!c.getName().equals(target)) {
         continue;
       }
-      List<String> argv = new ArrayList<>(c.getCommand() == null ? List.of() : c.getCommand());
-      int commandSize = argv.size();
+      List<String> command = c.getCommand() == null ? List.of() : c.getCommand();
+      List<String> argv = new ArrayList<>(command);
       argv.addAll(c.getArgs() == null ? List.of() : c.getArgs());
       out.println(
           "  spec.containers["
@@ -382,15 +381,17 @@ final class ExplainCommand implements Callable<Integer> {
               + quote(c.getName())
               + ": "
               + shown(String.join(" ", argv)));
-      FlagReader reader = engine.flagReader(version);
-      for (OwnedFlags.Hit hit : OwnedFlags.find(engine, reader, argv, true)) {
+      OwnedFlags.Subject subject =
+          OwnedFlags.Subject.container(
+              c.getName(),
+              "spec.containers[" + i + "]",
+              command,
+              c.getArgs() == null ? List.of() : c.getArgs(),
+              List.of());
+      for (OwnedFlags.Hit hit : OwnedFlags.check(engine, version, subject, true, "").hits()) {
         out.println(
             "    "
-                + OwnedFlags.entryPath(
-                    "spec.containers[" + i + "].command",
-                    "spec.containers[" + i + "].args",
-                    commandSize,
-                    hit.occurrence().index())
+                + hit.field()
                 + ": "
                 + hit.occurrence().describe(engine.id())
                 + hit.occurrence().value().map(v -> " = " + quote(v, 64)).orElse(""));
@@ -710,8 +711,14 @@ final class ExplainCommand implements Callable<Integer> {
 
   private void flags(
       Engine engine, Optional<String> version, List<String> argv, String field, boolean owned) {
-    FlagReader reader = engine.flagReader(version);
-    List<OwnedFlags.Hit> hits = OwnedFlags.find(engine, reader, argv, true);
+    OwnedFlags.Verdict verdict =
+        OwnedFlags.check(
+            engine,
+            version,
+            OwnedFlags.Subject.commandThenArgs(field, "", List.of(), field, argv, List.of(), ""),
+            true,
+            "");
+    List<OwnedFlags.Hit> hits = verdict.hits();
     if (hits.isEmpty()) {
       out.println("  owned flags in " + field + ": none");
     }
@@ -730,7 +737,7 @@ final class ExplainCommand implements Callable<Integer> {
                       ? " (refused while the dtype is owned)"
                       : " (owned by the engine's connector)"));
     }
-    for (OwnedFlags.KvFormatHit hit : OwnedFlags.kvFormatFlags(engine, version, argv)) {
+    for (OwnedFlags.KvFormatHit hit : verdict.kvFormat()) {
       out.println(
           "  "
               + field

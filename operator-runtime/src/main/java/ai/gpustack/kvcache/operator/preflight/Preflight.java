@@ -7,8 +7,8 @@ import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.EnvVar;
 import ai.gpustack.kvcache.api.KvFormat;
-import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Role;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.attach.Attachment;
@@ -267,35 +267,22 @@ public final class Preflight {
         if (!role.command().isEmpty()) {
           continue;
         }
-        List<FlagOccurrence> found =
-            OwnedFlags.find(
-                    engine.get(),
-                    engine.get().flagReader(md.getSpec().engine().version()),
+        OwnedFlags.Verdict owned =
+            OwnedFlags.check(
+                engine.get(),
+                md.getSpec().engine().version(),
+                OwnedFlags.Subject.role(
+                    role.name(),
+                    "spec.roles[" + i + "]",
                     role.extraArgs(),
-                    true)
-                .stream()
-                .filter(OwnedFlags.Hit::dtype)
-                .map(OwnedFlags.Hit::occurrence)
-                .toList();
-        for (OwnedFlags.KvFormatHit hit :
-            OwnedFlags.kvFormatFlags(
-                engine.get(), md.getSpec().engine().version(), role.extraArgs())) {
-          findings.add(
-              Finding.warning(
-                  "role-changes-kv-format",
-                  display(md),
-                  Message.KV_FORMAT_FLAG.detail(
-                      "role "
-                          + quote(role.name())
-                          + " (spec.roles["
-                          + i
-                          + "].extraArgs["
-                          + hit.occurrence().index()
-                          + "])",
-                      hit.occurrence().describe(engine.get().displayName()),
-                      hit.effect())));
-        }
-        for (FlagOccurrence occurrence : found) {
+                    role.env().stream().map(EnvVar::name).toList()),
+                true,
+                "KVCachePoolBinding " + quote(md.getSpec().kvCache().get().poolRef().name()));
+        owned
+            .warnings()
+            .forEach(m -> findings.add(Finding.warning("role-changes-kv-format", display(md), m)));
+        for (OwnedFlags.Hit hit : owned.dtypeHits()) {
+          FlagOccurrence occurrence = hit.occurrence();
           findings.add(
               Finding.breaks(
                   "role-passes-flag",
@@ -303,12 +290,10 @@ public final class Preflight {
                   "role "
                       + quote(role.name())
                       + " passes "
-                      + occurrence.describe(engine.get().displayName())
-                      + " at spec.roles["
-                      + i
-                      + "].extraArgs["
-                      + occurrence.index()
-                      + "]: "
+                      + occurrence.describe(engine.get().id())
+                      + " at "
+                      + hit.field()
+                      + ": "
                       + (occurrence.ambiguous()
                           ? "its replicas cannot start as written"
                           : "it keeps its own value"

@@ -40,7 +40,8 @@ class ReviewCommandTest {
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(documents(run.out()).get(0).at("/response/status/message").asText())
         .contains(
-            "already passes --kv-cache-dtype, but the KV cache dtype comes from the KVCachePoolBinding");
+            "passes --kv-cache-dtype while it attaches a KV cache pool, but its dtype comes from"
+                + " KVCachePoolBinding");
   }
 
   @Test

@@ -27,11 +27,10 @@ class SandboxStoryIT {
         .contains(
             "dtype \"fp8\" on vLLM 0.6.0 stores float8_e4m3fn while the domain stores float8_e5m2"
                 + " since ModelDeployment/fp8-vllm-0-4")
-        .contains("\"--kv-cache-dtype\" is set by the operator while spec.kvCache names a pool")
+        .contains("role \"server\" passes --kv-cache-dtype while it attaches a KV cache pool")
         .contains(
             "REFUSED  Pod team-a/injected-own-flag-0 -> Deployment injected-own-flag reports FailedCreate")
-        .contains(
-            "already passes --kv-cache-dtype, but the KV cache dtype comes from the KVCachePoolBinding")
+        .contains("container \"vllm\" passes --kv-cache-dtype while it attaches a KV cache pool")
         .containsPattern(
             "chat-vllm-server-0  vllm serve qwen/qwen3-8b --kv-transfer-config \\S+ \\[--kv-cache-dtype bfloat16\\] --max-model-len=8192")
         .containsPattern(

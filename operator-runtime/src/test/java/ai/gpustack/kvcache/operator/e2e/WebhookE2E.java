@@ -90,17 +90,20 @@ class WebhookE2E {
         .isEqualTo(
             "Error from server (Forbidden): error when creating \"own-flag.yaml\": admission"
                 + " webhook \"modeldeployments.kvcache.gpustack.ai\" denied the request:"
-                + " ModelDeployment \"own-flag\" is invalid: [spec.roles[0].extraArgs[0]: Invalid"
-                + " value: \"--kv-cache-dtype\": \"--kv-cache-dtype\" is set by the operator while"
-                + " spec.kvCache names a pool: the Binding's spec.domain.dtype is handed to every"
-                + " engine attached through it; remove this entry, name a Binding that declares the"
-                + " dtype you want, or set roles[].command to own the role's whole argv,"
-                + " spec.roles[0].extraArgs[2]: Invalid value: \"--kv_cache_dtype=fp8\":"
-                + " \"--kv-cache-dtype\" is set by the operator while spec.kvCache names a pool"
-                + " (this entry passes --kv_cache_dtype, which engine \"vLLM\" reads as"
-                + " --kv-cache-dtype): the Binding's spec.domain.dtype is handed to every engine"
-                + " attached through it; remove this entry, name a Binding that declares the dtype"
-                + " you want, or set roles[].command to own the role's whole argv]");
+                + " ModelDeployment \"own-flag\" is invalid: [spec.roles[0].extraArgs[0]:"
+                + " Forbidden: role \"server\" passes --kv-cache-dtype"
+                + " while it attaches a KV cache pool, but its dtype comes from KVCachePoolBinding"
+                + " \"chat\", handed to every engine attached through it: engines writing two"
+                + " dtypes into one reuse domain read each other's blocks wrong; remove this entry"
+                + " and name a Binding that declares the dtype you want, or set roles[].command to"
+                + " own the role's whole argv,"
+                + " spec.roles[0].extraArgs[2]: Forbidden: role \"server\" passes --kv_cache_dtype,"
+                + " which engine \"vLLM\" reads as --kv-cache-dtype"
+                + " while it attaches a KV cache pool, but its dtype comes from KVCachePoolBinding"
+                + " \"chat\", handed to every engine attached through it: engines writing two"
+                + " dtypes into one reuse domain read each other's blocks wrong; remove this entry"
+                + " and name a Binding that declares the dtype you want, or set roles[].command to"
+                + " own the role's whole argv]");
     assertThat(kubectl.kubectl("get md own-flag -n " + NS).exit()).isEqualTo(1);
   }
 
@@ -131,11 +134,10 @@ class WebhookE2E {
         .startsWith(
             "Error from server (Forbidden): admission webhook"
                 + " \"modeldeployments.kvcache.gpustack.ai\" denied the request: ModelDeployment"
-                + " \"edited\" is invalid: spec.roles[0].extraArgs[0]: Invalid value:"
-                + " \"--kv-cache-dt\": \"--kv-cache-dtype\" is set by the operator while"
-                + " spec.kvCache names a pool (this entry passes --kv-cache-dt, which engine"
-                + " \"vLLM\" cannot resolve: it could be --kv-cache-dtype,"
-                + " --kv-cache-dtype-skip-layers (an ambiguous prefix: the engine exits on it))");
+                + " \"edited\" is invalid: spec.roles[0].extraArgs[0]: Forbidden: role \"server\""
+                + " passes --kv-cache-dt, which engine \"vLLM\" cannot resolve: it could be"
+                + " --kv-cache-dtype, --kv-cache-dtype-skip-layers (an ambiguous prefix: the engine"
+                + " exits on it) while it attaches a KV cache pool");
   }
 
   @Test
@@ -261,15 +263,15 @@ class WebhookE2E {
                 + NS
                 + " --field-selector reason=FailedCreate"
                 + " -o jsonpath='{range .items[*]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{\"\\n\"}{end}'",
-            r -> r.out().contains("own-flag") && r.out().contains("already passes"),
+            r -> r.out().contains("own-flag") && r.out().contains("passes --kv-cache-dtype"),
             Duration.ofSeconds(60));
     assertThat(events.out())
         .containsPattern(
             "ReplicaSet/own-flag-[a-z0-9]+: Error creating: admission webhook"
                 + " \"pod-injection.kvcache.gpustack.ai\" denied the request: Pod"
                 + " \"own-flag-[a-z0-9]+-\\(generated\\)\" is invalid:"
-                + " spec.containers\\[0\\].args\\[2\\]: Forbidden: container \"vllm\" already passes"
-                + " --kv-cache-dtype");
+                + " spec.containers\\[0\\].args\\[2\\]: Forbidden: container \"vllm\" passes"
+                + " --kv-cache-dtype while it attaches a KV cache pool");
     assertThat(kubectl.kubectl("get pods -n " + NS + " -l app=own-flag -o name").ok().out())
         .isEmpty();
     kubectl.kubectl("delete deployment own-flag -n " + NS).ok();
