@@ -65,40 +65,7 @@ final class CaseDump {
     for (List<String> argv : cases) {
       ObjectNode c = all.addObject();
       argv.forEach(c.putArray("argv")::add);
-      ObjectNode read = c.putObject("reader");
-      ObjectNode values = read.putObject("values");
-      ObjectNode ambiguous = JSON.createObjectNode();
-      ArrayNode missing = JSON.createArrayNode();
-      List<String> parsed = reader.asParsed(argv);
-      for (FlagSpec target : targets) {
-        String flag = target.name();
-        List<FlagOccurrence> found = reader.find(parsed, flag);
-        if (target.arity() == FlagArity.ONE) {
-          values.put(flag, reader.lastValue(parsed, flag).orElse(null));
-        } else if (reader.names(parsed, flag)) {
-          values.put(flag, true);
-        } else {
-          values.putNull(flag);
-        }
-        for (FlagOccurrence o : found) {
-          if (o.ambiguous()) {
-            ArrayNode lists = ambiguous.has(flag) ? (ArrayNode) ambiguous.get(flag) : null;
-            (lists == null ? ambiguous.putArray(flag) : lists)
-                .addArray()
-                .addAll(o.token().candidates().stream().map(TextNode::valueOf).toList());
-          }
-        }
-        if (target.arity() != FlagArity.NONE
-            && found.stream().anyMatch(o -> !o.ambiguous() && o.value().isEmpty())) {
-          missing.add(flag);
-        }
-      }
-      if (!ambiguous.isEmpty()) {
-        read.set("ambiguous", ambiguous);
-      }
-      if (!missing.isEmpty()) {
-        read.set("missing", missing);
-      }
+      c.set("reader", readerFacts(reader, targets, argv));
     }
     try {
       Files.createDirectories(folder);
@@ -106,5 +73,45 @@ final class CaseDump {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** What {@code reader} read in {@code argv}: values, ambiguous prefixes, missing values. */
+  private static ObjectNode readerFacts(
+      FlagReader reader, List<FlagSpec> targets, List<String> argv) {
+    ObjectNode read = JSON.createObjectNode();
+    ObjectNode values = read.putObject("values");
+    ObjectNode ambiguous = JSON.createObjectNode();
+    ArrayNode missing = JSON.createArrayNode();
+    List<String> parsed = reader.asParsed(argv);
+    for (FlagSpec target : targets) {
+      String flag = target.name();
+      List<FlagOccurrence> found = reader.find(parsed, flag);
+      if (target.arity() == FlagArity.ONE) {
+        values.put(flag, reader.lastValue(parsed, flag).orElse(null));
+      } else if (reader.names(parsed, flag)) {
+        values.put(flag, true);
+      } else {
+        values.putNull(flag);
+      }
+      for (FlagOccurrence o : found) {
+        if (o.ambiguous()) {
+          ArrayNode lists = ambiguous.has(flag) ? (ArrayNode) ambiguous.get(flag) : null;
+          (lists == null ? ambiguous.putArray(flag) : lists)
+              .addArray()
+              .addAll(o.token().candidates().stream().map(TextNode::valueOf).toList());
+        }
+      }
+      if (target.arity() != FlagArity.NONE
+          && found.stream().anyMatch(o -> !o.ambiguous() && o.value().isEmpty())) {
+        missing.add(flag);
+      }
+    }
+    if (!ambiguous.isEmpty()) {
+      read.set("ambiguous", ambiguous);
+    }
+    if (!missing.isEmpty()) {
+      read.set("missing", missing);
+    }
+    return read;
   }
 }

@@ -112,6 +112,13 @@ public final class ReleaseFacts {
     return releases;
   }
 
+  /**
+   * How a message names {@code release}: the release with its distribution file, then this file.
+   */
+  String where(Release release) {
+    return release.describe(engine) + ", " + resource;
+  }
+
   /** The release numbered {@code version}; empty when PyPI has none. */
   public Optional<Release> release(String version) {
     return releases.stream().filter(r -> r.version().equals(version)).findFirst();

@@ -22,10 +22,10 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A pool's status: the client endpoint echoed from its backend, each Binding's domain (block size
@@ -73,85 +73,118 @@ public final class PoolReconciler implements Reconciler<KVCachePool> {
   @Override
   public UpdateControl<KVCachePool> reconcile(KVCachePool pool, Context<KVCachePool> context) {
     CacheView view = new CacheView(context);
-    KVCachePoolStatus current =
-        pool.getStatus() == null ? KVCachePoolStatus.builder().build() : pool.getStatus();
-    List<Condition> wanted = new ArrayList<>();
-    String backendName = pool.getSpec().backends().stream().findFirst().orElse("");
-    Optional<String> endpoint =
-        view.backend(backendName)
-            .flatMap(b -> b.getSpec().connection().external())
-            .map(e -> e.clientEndpoint());
-    wanted.add(
-        endpoint.isPresent()
-            ? Conditions.of(
-                BACKEND_RESOLVED,
-                true,
-                "Resolved",
-                "KVCacheBackend " + quote(backendName) + " serves " + endpoint.get())
-            : Conditions.of(
-                BACKEND_RESOLVED,
-                false,
-                "BackendNotFound",
-                "KVCacheBackend " + quote(backendName) + " does not exist or names no endpoint"));
-    List<KVCachePoolBinding> bindings =
-        view.bindings().stream()
-            .filter(
-                b ->
-                    b.getSpec() != null
-                        && b.getSpec().poolRef().name().equals(pool.getMetadata().getName()))
-            .sorted(
-                Comparator.comparing((KVCachePoolBinding b) -> b.getMetadata().getNamespace())
-                    .thenComparing(b -> b.getMetadata().getName()))
-            .toList();
-    List<PoolDomain> domains = new ArrayList<>();
-    List<WorkloadRef> usedBy = new ArrayList<>();
-    BigDecimal sum = BigDecimal.ZERO;
-    for (KVCachePoolBinding b : bindings) {
-      domains.add(
-          PoolDomain.builder()
-              .name(b.getSpec().domain().name())
-              .binding(NamespacedName.of(b.getMetadata().getNamespace(), b.getMetadata().getName()))
-              .blockSize(b.getSpec().domain().blockSize())
-              .dtype(b.getSpec().domain().dtype())
-              .build());
-      usedBy.add(
-          WorkloadRef.of(
-              "KVCachePoolBinding", b.getMetadata().getNamespace(), b.getMetadata().getName()));
-      sum = sum.add(Quantities.amount(b.getSpec().quota().ceiling()).orElse(BigDecimal.ZERO));
-    }
-    Optional<BigDecimal> total = Quantities.amount(pool.getSpec().quota().total());
-    boolean over = total.isPresent() && sum.compareTo(total.get()) > 0;
-    wanted.add(
-        over
-            ? Conditions.of(
-                QUOTA_WITHIN_TOTAL,
-                false,
-                "Oversubscribed",
-                "the Bindings' ceilings add up to "
-                    + sum.toPlainString()
-                    + " bytes, above the pool's total of "
-                    + pool.getSpec().quota().total())
-            : Conditions.of(
-                QUOTA_WITHIN_TOTAL,
-                true,
-                "WithinTotal",
-                "the Bindings' ceilings fit the pool's total of "
-                    + pool.getSpec().quota().total()));
-    String phase = endpoint.isEmpty() ? "Error" : over ? "Degraded" : "Ready";
-    KVCachePoolStatus next =
-        current
-            .withPhase(phase)
-            .withClientEndpoint(endpoint)
-            .withDomains(domains)
-            .withUsedBy(usedBy)
-            .withConditions(
-                Conditions.merge(
-                    current.conditions(),
-                    wanted,
-                    Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString()));
+    KVCachePoolStatus next = nextStatus(pool, view);
     if (!next.equals(pool.getStatus())) {
-      StatusWriter.write(context.getClient(), pool, pool.getStatus(), next, java.util.Set.of());
+      StatusWriter.write(context.getClient(), pool, pool.getStatus(), next, Set.of());
     }
     return UpdateControl.noUpdate();
+  }
+
+  /** Error without a resolved backend, Degraded with the ceilings above the total, else Ready. */
+  private KVCachePoolStatus nextStatus(KVCachePool pool, CacheView view) {
+    String backendName = pool.getSpec().backends().stream().findFirst().orElse("");
+    Optional<String> endpoint = clientEndpoint(view, backendName);
+    List<KVCachePoolBinding> bindings = bindingsOf(pool, view);
+    BigDecimal ceilings = ceilings(bindings);
+    Optional<BigDecimal> total = Quantities.amount(pool.getSpec().quota().total());
+    boolean over = total.isPresent() && ceilings.compareTo(total.get()) > 0;
+    KVCachePoolStatus current =
+        pool.getStatus() == null ? KVCachePoolStatus.builder().build() : pool.getStatus();
+    List<Condition> wanted =
+        List.of(backendResolved(backendName, endpoint), quotaWithinTotal(pool, ceilings, over));
+    return current
+        .withPhase(endpoint.isEmpty() ? "Error" : over ? "Degraded" : "Ready")
+        .withClientEndpoint(endpoint)
+        .withDomains(domains(bindings))
+        .withUsedBy(usedBy(bindings))
+        .withConditions(Conditions.merge(current.conditions(), wanted, now()));
+  }
+
+  /** The client endpoint of the pool's first backend, when it exists and names one. */
+  private static Optional<String> clientEndpoint(CacheView view, String backendName) {
+    return view.backend(backendName)
+        .flatMap(b -> b.getSpec().connection().external())
+        .map(e -> e.clientEndpoint());
+  }
+
+  private static Condition backendResolved(String backendName, Optional<String> endpoint) {
+    return endpoint.isPresent()
+        ? Conditions.of(
+            BACKEND_RESOLVED,
+            true,
+            "Resolved",
+            "KVCacheBackend " + quote(backendName) + " serves " + endpoint.get())
+        : Conditions.of(
+            BACKEND_RESOLVED,
+            false,
+            "BackendNotFound",
+            "KVCacheBackend " + quote(backendName) + " does not exist or names no endpoint");
+  }
+
+  /** The Bindings naming the pool, by namespace and then name. */
+  private static List<KVCachePoolBinding> bindingsOf(KVCachePool pool, CacheView view) {
+    return view.bindings().stream()
+        .filter(
+            b ->
+                b.getSpec() != null
+                    && b.getSpec().poolRef().name().equals(pool.getMetadata().getName()))
+        .sorted(
+            Comparator.comparing((KVCachePoolBinding b) -> b.getMetadata().getNamespace())
+                .thenComparing(b -> b.getMetadata().getName()))
+        .toList();
+  }
+
+  private static List<PoolDomain> domains(List<KVCachePoolBinding> bindings) {
+    return bindings.stream()
+        .map(
+            b ->
+                PoolDomain.builder()
+                    .name(b.getSpec().domain().name())
+                    .binding(
+                        NamespacedName.of(
+                            b.getMetadata().getNamespace(), b.getMetadata().getName()))
+                    .blockSize(b.getSpec().domain().blockSize())
+                    .dtype(b.getSpec().domain().dtype())
+                    .build())
+        .toList();
+  }
+
+  private static List<WorkloadRef> usedBy(List<KVCachePoolBinding> bindings) {
+    return bindings.stream()
+        .map(
+            b ->
+                WorkloadRef.of(
+                    "KVCachePoolBinding",
+                    b.getMetadata().getNamespace(),
+                    b.getMetadata().getName()))
+        .toList();
+  }
+
+  /** The Bindings' ceilings in bytes, summed; a ceiling that is no amount counts as none. */
+  private static BigDecimal ceilings(List<KVCachePoolBinding> bindings) {
+    return bindings.stream()
+        .map(b -> Quantities.amount(b.getSpec().quota().ceiling()).orElse(BigDecimal.ZERO))
+        .reduce(BigDecimal.ZERO, BigDecimal::add);
+  }
+
+  private static Condition quotaWithinTotal(KVCachePool pool, BigDecimal ceilings, boolean over) {
+    return over
+        ? Conditions.of(
+            QUOTA_WITHIN_TOTAL,
+            false,
+            "Oversubscribed",
+            "the Bindings' ceilings add up to "
+                + ceilings.toPlainString()
+                + " bytes, above the pool's total of "
+                + pool.getSpec().quota().total())
+        : Conditions.of(
+            QUOTA_WITHIN_TOTAL,
+            true,
+            "WithinTotal",
+            "the Bindings' ceilings fit the pool's total of " + pool.getSpec().quota().total());
+  }
+
+  private String now() {
+    return Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }
