@@ -129,13 +129,13 @@ public abstract class ArgparseDifferentialTest {
       Optional<String> version = Optional.of(at);
       List<List<String>> cases = new ArrayList<>();
       List<Map<String, String>> expected = new ArrayList<>();
-      cases.add(options(engine().renderCommand(role(List.of(), at, dtype))));
+      cases.add(options(command(List.of(), at, dtype)));
       expected.add(bindings);
       FlagReader reader = new FlagReader(dialect, inventory);
       for (String target : targets) {
         for (String own : ownSpellings(reader, inventory, target)) {
           List<String> extra = own.contains("=") ? List.of(own) : List.of(own, "own");
-          cases.add(options(engine().renderCommand(role(extra, at, dtype))));
+          cases.add(options(command(extra, at, dtype)));
           Map<String, String> wins = new LinkedHashMap<>(bindings);
           wins.put(target, "own");
           expected.add(wins);
@@ -144,11 +144,10 @@ public abstract class ArgparseDifferentialTest {
       AttachmentRequest request = KitChecks.request(RoleKind.Server, at, dtype);
       List<String> theirs = new ArrayList<>();
       targets.forEach(t -> theirs.addAll(List.of(t, "theirs")));
-      cases.add(
-          options(
-              engine()
-                  .renderInjectedArgs(
-                      List.of(), theirs, version, request, engine().attachment(request))));
+      List<String> injected = new ArrayList<>(theirs);
+      injected.addAll(
+          engine().appendedArgs(List.of(), theirs, request, engine().attachment(request)));
+      cases.add(options(injected));
       expected.add(bindings);
       ArgparseOracle.Answer answer = oracle.parse(inventory, dialect, targets, cases);
       for (int i = 0; i < cases.size(); i++) {
@@ -344,13 +343,17 @@ public abstract class ArgparseDifferentialTest {
         .orElseThrow();
   }
 
-  private ManagedRole role(List<String> extraArgs, String version, String dtype) {
-    return ManagedRole.builder()
-        .model("org/model")
-        .addAllExtraArgs(extraArgs)
-        .engineVersion(version)
-        .attachment(KitChecks.request(RoleKind.Server, version, dtype))
-        .build();
+  private List<String> command(List<String> extraArgs, String version, String dtype) {
+    AttachmentRequest request = KitChecks.request(RoleKind.Server, version, dtype);
+    return engine()
+        .commandFor(
+            ManagedRole.builder()
+                .model("org/model")
+                .addAllExtraArgs(extraArgs)
+                .engineVersion(version)
+                .attachment(request)
+                .build(),
+            Optional.of(engine().attachment(request)));
   }
 
   /** The argv from its first option on: what the parser sees after the program and subcommand. */

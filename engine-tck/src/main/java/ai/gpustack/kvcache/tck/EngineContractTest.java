@@ -84,8 +84,13 @@ public abstract class EngineContractTest {
         .domain(
             ReuseDomain.builder().name("team-a").blockSize(16).dtype(sampleDtype().value()).build())
         .tenant("team-a")
-        .dtypeOwned(dtypeOwned)
+        .dtype(dtypeOwned ? Optional.of(sampleDtype()) : Optional.empty())
         .build();
+  }
+
+  /** A managed role's whole command, its attachment built once as the operator builds it. */
+  private List<String> command(List<String> extraArgs, Optional<AttachmentRequest> attachment) {
+    return engine().commandFor(role(extraArgs, attachment), attachment.map(engine()::attachment));
   }
 
   private ManagedRole role(List<String> extraArgs, Optional<AttachmentRequest> attachment) {
@@ -250,12 +255,11 @@ public abstract class EngineContractTest {
   class ManagedCommand {
     @Test
     void the_dtype_args_appear_exactly_once() {
-      List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
+      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(true)));
       assertThat(Collections.indexOfSubList(command, dtypeArgs()))
-          .as("renderCommand(role) %s holds dtypeArgs(dtype) %s", command, dtypeArgs())
+          .as("commandFor(role, attachment) %s holds dtypeArgs(dtype) %s", command, dtypeArgs())
           .isNotNegative();
-      assertEachDtypeFlagFound(command, 1, "renderCommand(role)");
+      assertEachDtypeFlagFound(command, 1, "commandFor(role, attachment)");
     }
 
     @Test
@@ -265,8 +269,7 @@ public abstract class EngineContractTest {
 
     @Test
     void the_dtype_args_come_after_the_base_argv_and_before_extra_args() {
-      List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
+      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(true)));
       int pair = Collections.indexOfSubList(command, dtypeArgs());
       int extra = Collections.indexOfSubList(command, sampleExtraArgs());
       assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
@@ -279,7 +282,7 @@ public abstract class EngineContractTest {
     void a_stored_roles_own_flag_comes_later_and_wins() {
       for (String flag : engine().dtypeFlags()) {
         List<String> own = List.of(flag, "own");
-        List<String> command = engine().renderCommand(role(own, Optional.of(attachment(true))));
+        List<String> command = command(own, Optional.of(attachment(true)));
         assertThat(newestReader().lastValue(command, flag)).as("%s", command).contains("own");
         assertThat(newestReader().find(command, flag)).as("%s", command).hasSize(2);
       }
@@ -287,25 +290,23 @@ public abstract class EngineContractTest {
 
     @Test
     void nothing_is_rendered_while_the_dtype_is_not_owned() {
-      List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(false))));
-      assertEachDtypeFlagFound(command, 0, "renderCommand(role) with the dtype not owned");
+      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(false)));
+      assertEachDtypeFlagFound(command, 0, "commandFor(role, attachment) with the dtype not owned");
     }
 
     @Test
     void nothing_is_rendered_without_a_store_attachment() {
-      List<String> command = engine().renderCommand(role(sampleExtraArgs(), Optional.empty()));
-      assertEachDtypeFlagFound(command, 0, "renderCommand(role) without an attachment");
+      List<String> command = command(sampleExtraArgs(), Optional.empty());
+      assertEachDtypeFlagFound(command, 0, "commandFor(role, attachment) without an attachment");
       assertThat(command).containsSequence(sampleExtraArgs());
     }
 
     @Test
     void the_listen_address_is_filled_once() {
-      List<String> command =
-          engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true))));
+      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(true)));
       for (String flag : engine().listenFlags()) {
         assertThat(newestReader().find(command, flag))
-            .as("renderCommand(role) passes listen flag %s once: %s", flag, command)
+            .as("commandFor(role, attachment) passes listen flag %s once: %s", flag, command)
             .hasSize(1);
       }
     }
@@ -315,22 +316,18 @@ public abstract class EngineContractTest {
   @DisplayName("an injected container's args end with the Binding's dtype")
   class InjectedArgs {
     @Test
-    void the_args_keep_their_own_entries_first_and_end_with_the_dtype_args() {
+    void the_appended_args_end_with_the_dtype_args_and_hold_nothing_of_the_containers() {
       List<String> args = List.of("--served-model-name", "m");
       AttachmentRequest request = attachment(true);
       List<String> out =
-          engine()
-              .renderInjectedArgs(
-                  List.of("launcher"),
-                  args,
-                  Optional.empty(),
-                  request,
-                  engine().attachment(request));
-      assertThat(out.subList(0, args.size())).isEqualTo(args);
+          engine().appendedArgs(List.of("launcher"), args, request, engine().attachment(request));
+      assertThat(Collections.indexOfSubList(out, args))
+          .as("appendedArgs(...) returns only what it adds: %s", out)
+          .isNegative();
       assertThat(out.subList(out.size() - dtypeArgs().size(), out.size()))
-          .as("renderInjectedArgs(...) ends with dtypeArgs(dtype): %s", out)
+          .as("appendedArgs(...) ends with dtypeArgs(dtype): %s", out)
           .isEqualTo(dtypeArgs());
-      assertEachDtypeFlagFound(out, 1, "renderInjectedArgs(...)");
+      assertEachDtypeFlagFound(out, 1, "appendedArgs(...)");
     }
 
     @Test
@@ -338,13 +335,8 @@ public abstract class EngineContractTest {
       AttachmentRequest request = attachment(false);
       List<String> out =
           engine()
-              .renderInjectedArgs(
-                  List.of("launcher"),
-                  List.of(),
-                  Optional.empty(),
-                  request,
-                  engine().attachment(request));
-      assertEachDtypeFlagFound(out, 0, "renderInjectedArgs(...) with the dtype not owned");
+              .appendedArgs(List.of("launcher"), List.of(), request, engine().attachment(request));
+      assertEachDtypeFlagFound(out, 0, "appendedArgs(...) with the dtype not owned");
     }
   }
 
@@ -490,11 +482,8 @@ public abstract class EngineContractTest {
     void equal_inputs_render_equal_argv_env_and_config() {
       assertThat(engine().attachment(attachment(true)))
           .isEqualTo(engine().attachment(attachment(true)));
-      assertThat(engine().renderCommand(role(sampleExtraArgs(), Optional.of(attachment(true)))))
-          .isEqualTo(
-              engine()
-                  .renderCommand(
-                      role(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(true)))));
+      assertThat(command(sampleExtraArgs(), Optional.of(attachment(true))))
+          .isEqualTo(command(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(true))));
     }
   }
 

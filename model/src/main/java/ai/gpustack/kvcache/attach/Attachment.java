@@ -51,7 +51,7 @@ public record Attachment(
             .clientEndpoint(endpoint.get())
             .domain(binding.get().getSpec().domain())
             .tenant(tenant)
-            .dtypeOwned(dtype.renders())
+            .dtype(dtype.rendered())
             .build());
   }
 

@@ -144,6 +144,7 @@ public final class AttachmentResolver {
                     ? Outcome.FORMAT_UNVERIFIED
                     : Outcome.FORMAT_DIFFERS,
                 ruling.dtype(),
+                ruling.read(),
                 finding.conflict().get());
       }
     }
@@ -199,9 +200,10 @@ public final class AttachmentResolver {
       Optional<String> version,
       EffectiveSettings settings) {
     String dtype = binding.getSpec().domain().dtype();
+    Optional<Dtype> read = Optional.empty();
     if (settings.kvCacheDtypeOwned()) {
       try {
-        Dtype.of(dtype);
+        read = Optional.of(Dtype.of(dtype));
       } catch (ProblemsException e) {
         String why = e.problems().isEmpty() ? e.getMessage() : e.problems().get(0).detail();
         return new DtypeRuling(
@@ -211,17 +213,28 @@ public final class AttachmentResolver {
       }
     }
     return ruleReadable(
-        "KVCachePoolBinding " + quote(ref.name()), dtype, engine, version, settings);
+        "KVCachePoolBinding " + quote(ref.name()), dtype, read, engine, version, settings);
   }
 
   /**
-   * The ruling on {@code dtype}, already read as a dtype, declared by {@code subject} ({@code
-   * KVCachePoolBinding "cache"}): not owned, unchecked, accepted, or rejected (unverified under
-   * {@code Warn}). The format check of the domain is the resolver's, not part of this.
+   * The ruling on {@code dtype} declared by {@code subject} ({@code KVCachePoolBinding "cache"}):
+   * not owned, unchecked, accepted, or rejected (unverified under {@code Warn}). {@code read} is
+   * its validated form, kept to be rendered; when empty nothing is. The format check of the domain
+   * is the resolver's, not part of this.
    */
+  /** {@code dtype} validated, or empty when it is not a dtype. */
+  static Optional<Dtype> readable(String dtype) {
+    try {
+      return Optional.of(Dtype.of(dtype));
+    } catch (ProblemsException e) {
+      return Optional.empty();
+    }
+  }
+
   DtypeRuling ruleReadable(
       String subject,
       String dtype,
+      Optional<Dtype> read,
       Engine engine,
       Optional<String> version,
       EffectiveSettings settings) {
@@ -235,12 +248,14 @@ public final class AttachmentResolver {
       return new DtypeRuling(
           Outcome.UNCHECKED,
           dtype,
+          read,
           "kv-cache-dtype-spelling-check is Off: " + quote(dtype) + " is passed unchecked");
     }
     if (engine.acceptsDtype(dtype, version)) {
       return new DtypeRuling(
           Outcome.ACCEPTED,
           dtype,
+          read,
           "engine "
               + quote(engine.id())
               + " accepts "
@@ -265,6 +280,7 @@ public final class AttachmentResolver {
     return new DtypeRuling(
         settings.spellingCheck() == SpellingCheck.Warn ? Outcome.UNVERIFIED : Outcome.REJECTED,
         dtype,
+        read,
         rejected);
   }
 }

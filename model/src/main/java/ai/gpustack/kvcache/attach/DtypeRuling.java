@@ -1,11 +1,19 @@
 package ai.gpustack.kvcache.attach;
 
+import ai.gpustack.kvcache.api.Dtype;
+import java.util.Optional;
+
 /**
  * What the dtype rule makes of a Binding's dtype for one engine at one version, given the Settings:
  * whether the dtype is rendered, and the reason and message the operator's {@code DtypeAccepted}
  * condition carries. Immutable.
  */
-public record DtypeRuling(Outcome outcome, String dtype, String message) {
+public record DtypeRuling(Outcome outcome, String dtype, Optional<Dtype> read, String message) {
+  /** A ruling on a dtype that does not read, or is not looked at: never rendered. */
+  public DtypeRuling(Outcome outcome, String dtype, String message) {
+    this(outcome, dtype, Optional.empty(), message);
+  }
+
   /** The rulings, each with its condition reason. */
   public enum Outcome {
     /** The store is not attached, so no dtype is rendered. */
@@ -47,6 +55,14 @@ public record DtypeRuling(Outcome outcome, String dtype, String message) {
    */
   public boolean renders() {
     return outcome.renders;
+  }
+
+  /**
+   * The validated dtype the engine is handed, present exactly when it is rendered: the one dtype
+   * carrier from the ruling to the engine's flag.
+   */
+  public Optional<Dtype> rendered() {
+    return renders() ? read : Optional.empty();
   }
 
   /** Whether the {@code DtypeAccepted} condition reads True. */

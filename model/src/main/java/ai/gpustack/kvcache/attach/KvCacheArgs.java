@@ -93,14 +93,15 @@ public final class KvCacheArgs {
     return render(
         workload,
         (engine, request, attachment) ->
-            engine.renderCommand(
+            engine.commandFor(
                 ManagedRole.builder()
                     .model(model)
                     .addAllExtraArgs(workload.args())
                     .port(workload.port())
                     .engineVersion(workload.engineVersion())
                     .attachment(request)
-                    .build()));
+                    .build(),
+                Optional.of(attachment)));
   }
 
   /**
@@ -111,13 +112,12 @@ public final class KvCacheArgs {
   public Rendered injectedArgs(WorkloadArgs workload) {
     return render(
         workload,
-        (engine, request, attachment) ->
-            engine.renderInjectedArgs(
-                workload.command(),
-                workload.args(),
-                workload.engineVersion(),
-                request,
-                attachment));
+        (engine, request, attachment) -> {
+          List<String> args = new ArrayList<>(workload.args());
+          args.addAll(
+              engine.appendedArgs(workload.command(), workload.args(), request, attachment));
+          return args;
+        });
   }
 
   /**
@@ -150,6 +150,7 @@ public final class KvCacheArgs {
         resolver.ruleReadable(
             workload.dtypeSource(),
             workload.domain().dtype(),
+            AttachmentResolver.readable(workload.domain().dtype()),
             engine,
             workload.engineVersion(),
             workload.settings());
@@ -176,7 +177,7 @@ public final class KvCacheArgs {
             .clientEndpoint(workload.clientEndpoint())
             .domain(workload.domain())
             .tenant(workload.tenant())
-            .dtypeOwned(ruling.renders())
+            .dtype(ruling.rendered())
             .build();
     CacheAttachment attachment = engine.attachment(request);
     return new Rendered(

@@ -14,6 +14,7 @@ import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
+import ai.gpustack.kvcache.operator.status.DeploymentConditions;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
@@ -376,15 +377,15 @@ class AttachmentAgreementTest {
       assertThat(reasons).as("a deployment that cannot render is refused at create").isNotEmpty();
       return Outcome.refused(reasons, create);
     }
-    for (Condition c : rendering.conditions()) {
+    for (Condition c : DeploymentConditions.of(rendering, cluster.settings().kvCacheDtypeOwned())) {
       boolean refusal =
           !c.isTrue()
               && !Set.of("SpellingUnverified", "FormatUnverified").contains(c.reason().orElse(""))
-              && !c.type().equals(PodRenderer.DOMAIN_REGISTERED);
+              && !c.type().equals(DeploymentConditions.DOMAIN_REGISTERED);
       if (refusal) {
         reasons.add(c.reason().orElseThrow());
         // A refused dtype holds the rollout: replicas keep their last good render.
-        if (c.type().equals(PodRenderer.DTYPE_ACCEPTED) && !rendering.isHeld()) {
+        if (c.type().equals(DeploymentConditions.DTYPE_ACCEPTED) && !rendering.isHeld()) {
           reasons.add("RolledDespite" + c.reason().orElseThrow());
         }
       }

@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.spi;
 
+import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
 import java.util.Optional;
@@ -8,7 +9,7 @@ import org.immutables.value.Value;
 /**
  * Everything an engine needs to render one attachment to a KV cache store, whichever way it reaches
  * the engine (a managed role's command, an injected Pod's args). Immutable; the dtype is the
- * domain's, rendered unless {@link #dtypeOwned()} says the Setting is off.
+ * domain's, rendered exactly when {@link #dtype()} is present.
  */
 @Value.Immutable
 abstract class AttachmentRequestDef {
@@ -35,11 +36,36 @@ abstract class AttachmentRequestDef {
   public abstract Optional<String> tenant();
 
   /**
-   * Whether the domain's dtype is rendered as the engine's dtype flag: true unless the Setting
-   * {@code model-deployment-kv-cache-dtype-owned} is off.
+   * The dtype handed to the engine as its dtype flag, validated: present exactly when it is
+   * rendered, and then the domain's. The domain's unless given: the reference operator and webhook
+   * give it empty while the Setting {@code model-deployment-kv-cache-dtype-owned} is off or the
+   * dtype does not read.
    */
   @Value.Default
+  @SuppressWarnings("immutables:untype") // the builder takes the Optional itself: empty is meant
+  public Optional<Dtype> dtype() {
+    return Optional.of(Dtype.of(domain().dtype()));
+  }
+
+  /**
+   * Whether a dtype is rendered.
+   *
+   * @deprecated read {@link #dtype()}; kept for engine modules written against 0.1, removed in the
+   *     next release
+   */
+  @Deprecated(forRemoval = true)
   public boolean dtypeOwned() {
-    return true;
+    return dtype().isPresent();
+  }
+
+  @Value.Check
+  void check() {
+    dtype()
+        .filter(d -> !d.value().equals(domain().dtype()))
+        .ifPresent(
+            d -> {
+              throw new IllegalArgumentException(
+                  "the rendered dtype " + d.value() + " is not the domain's " + domain().dtype());
+            });
   }
 }

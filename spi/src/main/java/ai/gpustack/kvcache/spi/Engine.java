@@ -190,15 +190,23 @@ public interface Engine {
     return kvFormat(dtype, version).filter(KvFormat.MODEL_DEPENDENT::equals).isPresent();
   }
 
-  /** The whole command of a managed role. */
-  default List<String> renderCommand(ManagedRole role) {
+  /**
+   * The whole command of a managed role: the base argv, {@code attachment}'s connector args, the
+   * request's dtype args, the role's extra args, defaulted args the role does not name, and the
+   * listen flags it does not pass. {@code attachment} is {@link #attachment(AttachmentRequest)
+   * attachment(role.attachment())}, built once by the caller, which needs it for the env and the
+   * config file too; both are absent without a store.
+   */
+  default List<String> commandFor(ManagedRole role, Optional<CacheAttachment> attachment) {
+    if (role.attachment().isPresent() != attachment.isPresent()) {
+      throw new IllegalArgumentException("an attachment is rendered with its request");
+    }
     FlagReader reader = flagReader(role.engineVersion());
     List<String> argv = new ArrayList<>(baseArgv(role.model()));
-    Optional<CacheAttachment> attachment = role.attachment().map(this::attachment);
     attachment.ifPresent(a -> argv.addAll(a.connectorArgs()));
     role.attachment()
-        .filter(AttachmentRequest::dtypeOwned)
-        .ifPresent(a -> argv.addAll(dtypeArgs(a.domain().dtype())));
+        .flatMap(AttachmentRequest::dtype)
+        .ifPresent(d -> argv.addAll(dtypeArgs(d.value())));
     argv.addAll(role.extraArgs());
     attachment.ifPresent(a -> appendDefaulted(reader, argv, argv, a.defaultedArgs()));
     List<String> listen = listenFlags();
@@ -212,27 +220,56 @@ public interface Engine {
   }
 
   /**
-   * The args of an injected container: its own {@code args}, then connector args, defaulted args
-   * neither {@code command} nor {@code args} names, and the dtype args last. {@code version} is the
-   * engine's, read from the Pod. {@code attachment} is {@link #attachment(AttachmentRequest)
-   * attachment(request)}: the caller needs it for the env and the config file too, and injection
-   * answers every Pod creation, so it is built once.
+   * What injection appends to a container's {@code args}, and only that: connector args, defaulted
+   * args neither {@code command} nor {@code args} names, and the dtype args last. The engine
+   * version is the request's; {@code attachment} is {@link #attachment(AttachmentRequest)
+   * attachment(request)}, built once by the caller.
    */
+  default List<String> appendedArgs(
+      List<String> command,
+      List<String> args,
+      AttachmentRequest request,
+      CacheAttachment attachment) {
+    List<String> out = new ArrayList<>(attachment.connectorArgs());
+    List<String> seen = new ArrayList<>(command);
+    seen.addAll(args);
+    seen.addAll(out);
+    appendDefaulted(flagReader(request.engineVersion()), seen, out, attachment.defaultedArgs());
+    request.dtype().ifPresent(d -> out.addAll(dtypeArgs(d.value())));
+    return List.copyOf(out);
+  }
+
+  /**
+   * The whole command of a managed role.
+   *
+   * @deprecated use {@link #commandFor}, which takes the attachment built once; removed in the next
+   *     release
+   */
+  @Deprecated(forRemoval = true)
+  default List<String> renderCommand(ManagedRole role) {
+    return commandFor(role, role.attachment().map(this::attachment));
+  }
+
+  /**
+   * The args of an injected container: its own, then {@link #appendedArgs}.
+   *
+   * @deprecated use {@link #appendedArgs}, which returns only what it adds and reads the version
+   *     from the request; removed in the next release
+   */
+  @Deprecated(forRemoval = true)
   default List<String> renderInjectedArgs(
       List<String> command,
       List<String> args,
       Optional<String> version,
       AttachmentRequest request,
       CacheAttachment attachment) {
-    FlagReader reader = flagReader(version);
     List<String> out = new ArrayList<>(args);
-    out.addAll(attachment.connectorArgs());
-    List<String> seen = new ArrayList<>(command);
-    seen.addAll(out);
-    appendDefaulted(reader, seen, out, attachment.defaultedArgs());
-    if (request.dtypeOwned()) {
-      out.addAll(dtypeArgs(request.domain().dtype()));
-    }
+    out.addAll(
+        appendedArgs(
+            command,
+            args,
+            AttachmentRequest.copyOf(request).withEngineVersion(version),
+            attachment));
     return List.copyOf(out);
   }
 

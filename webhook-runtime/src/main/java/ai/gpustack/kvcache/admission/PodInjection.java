@@ -177,7 +177,6 @@ final class PodInjection implements Rule {
         args,
         target,
         e,
-        version,
         attachment.request(RoleKind.Server).orElseThrow(),
         bindingName,
         launchProgram,
@@ -280,7 +279,6 @@ final class PodInjection implements Rule {
       List<String> args,
       int target,
       Engine engine,
-      Optional<String> version,
       AttachmentRequest attach,
       String binding,
       String launchProgram,
@@ -290,15 +288,13 @@ final class PodInjection implements Rule {
     String at = "/spec/containers/" + target;
     Fragments fragments = fragments(new FragmentsKey(engine, attach, binding, launchProgram));
     CacheAttachment attachment = fragments.attachment();
-    List<String> rendered = engine.renderInjectedArgs(command, args, version, attach, attachment);
+    List<String> appended = engine.appendedArgs(command, args, attach, attachment);
 
     PatchWriter patch = new PatchWriter();
     patch.append(
         targetNode.path("args"),
         at + "/args",
-        rendered.subList(args.size(), rendered.size()).stream()
-            .map(PatchWriter.Value::string)
-            .toList());
+        appended.stream().map(PatchWriter.Value::string).toList());
     List<PatchWriter.Value> env = new ArrayList<>(fragments.env());
     if (!fragments.defaultedEnv().isEmpty()) {
       Set<String> declared = new HashSet<>();
@@ -363,9 +359,7 @@ final class PodInjection implements Rule {
     record.put("binding", key.binding());
     record.put("engine", engine.id());
     record.put("domain", attach.domain().name());
-    if (attach.dtypeOwned()) {
-      record.put("dtype", attach.domain().dtype());
-    }
+    attach.dtype().ifPresent(d -> record.put("dtype", d.value()));
     record.put("vehicle", attachment.clientConfig().isPresent() ? "file" : "environment");
     record.put("launchProgram", key.launchProgram());
     annotations.put(Keys.INJECTED, json(record));

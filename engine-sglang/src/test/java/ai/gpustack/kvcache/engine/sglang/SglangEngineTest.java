@@ -54,12 +54,13 @@ class SglangEngineTest {
   @Test
   void a_managed_role_renders_the_storage_backend_the_dtype_extra_args_then_hierarchical_cache() {
     List<String> command =
-        sglang.renderCommand(
+        sglang.commandFor(
             ManagedRole.builder()
                 .model("qwen/qwen3-8b")
                 .addExtraArgs("--mem-fraction-static", "0.8")
                 .attachment(request())
-                .build());
+                .build(),
+            Optional.of(sglang.attachment(request())));
     assertThat(command)
         .containsExactly(
             "python3",
@@ -83,12 +84,13 @@ class SglangEngineTest {
   @Test
   void hierarchical_cache_is_not_repeated_when_the_role_names_it() {
     List<String> command =
-        sglang.renderCommand(
+        sglang.commandFor(
             ManagedRole.builder()
                 .model("m")
                 .addExtraArgs("--enable-hierarchical")
                 .attachment(request())
-                .build());
+                .build(),
+            Optional.of(sglang.attachment(request())));
     assertThat(command)
         .doesNotContain("--enable-hierarchical-cache")
         .contains("--enable-hierarchical");
@@ -98,16 +100,13 @@ class SglangEngineTest {
   void an_injected_pod_ends_with_the_dtype_after_the_defaulted_switch() {
     AttachmentRequest request = request();
     List<String> args =
-        sglang.renderInjectedArgs(
+        sglang.appendedArgs(
             List.of("python3", "-m", "sglang.launch_server"),
             List.of("--model-path", "m"),
-            Optional.empty(),
             request,
             sglang.attachment(request));
     assertThat(args)
         .containsExactly(
-            "--model-path",
-            "m",
             "--hicache-storage-backend",
             "mooncake",
             "--enable-hierarchical-cache",

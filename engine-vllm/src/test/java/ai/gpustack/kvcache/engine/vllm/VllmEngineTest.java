@@ -160,14 +160,16 @@ class VllmEngineTest {
 
   @Test
   void a_managed_role_renders_serve_the_connector_the_dtype_extra_args_then_the_listen_fill() {
+    AttachmentRequest request = request(RoleKind.Server);
     List<String> command =
-        vllm.renderCommand(
+        vllm.commandFor(
             ManagedRole.builder()
                 .model("qwen/qwen3-8b")
                 .addExtraArgs("--max-model-len=4096")
                 .port(8080)
-                .attachment(request(RoleKind.Server))
-                .build());
+                .attachment(request)
+                .build(),
+            Optional.of(vllm.attachment(request)));
     assertThat(command)
         .containsExactly(
             "vllm",
@@ -187,8 +189,9 @@ class VllmEngineTest {
   @Test
   void a_listen_flag_the_role_passes_itself_is_not_filled_again() {
     List<String> command =
-        vllm.renderCommand(
-            ManagedRole.builder().model("m").addExtraArgs("--port=9000", "--host", "::").build());
+        vllm.commandFor(
+            ManagedRole.builder().model("m").addExtraArgs("--port=9000", "--host", "::").build(),
+            Optional.empty());
     assertThat(command).containsExactly("vllm", "serve", "m", "--port=9000", "--host", "::");
   }
 
@@ -196,11 +199,9 @@ class VllmEngineTest {
   void an_injected_pod_gets_the_connector_then_the_dtype_as_the_last_two_args() {
     AttachmentRequest request = request(RoleKind.Decode);
     List<String> args =
-        vllm.renderInjectedArgs(
-            List.of("vllm"), List.of("serve"), Optional.empty(), request, vllm.attachment(request));
+        vllm.appendedArgs(List.of("vllm"), List.of("serve"), request, vllm.attachment(request));
     assertThat(args)
         .containsExactly(
-            "serve",
             "--kv-transfer-config",
             "{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_consumer\"}",
             "--kv-cache-dtype",

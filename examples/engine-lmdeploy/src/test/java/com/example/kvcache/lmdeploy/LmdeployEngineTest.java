@@ -84,21 +84,20 @@ class LmdeployEngineTest {
 
   @Test
   void a_managed_role_runs_the_api_server_with_the_code_and_lmdeploys_listen_flags() {
+    AttachmentRequest request =
+        AttachmentRequest.builder()
+            .engineVersion("0.16.0")
+            .clientEndpoint("master:50051")
+            .domain(ReuseDomain.builder().blockSize(64).dtype("int8").build())
+            .build();
     assertThat(
-            engine.renderCommand(
+            engine.commandFor(
                 ManagedRole.builder()
                     .model("internlm/internlm2_5-7b-chat")
                     .engineVersion("0.16.0")
-                    .attachment(
-                        AttachmentRequest.builder()
-                            .clientEndpoint("master:50051")
-                            .domain(
-                                ReuseDomain.builder()
-                                    .blockSize(64)
-                                    .dtype("int8")
-                                    .build())
-                            .build())
-                    .build()))
+                    .attachment(request)
+                    .build(),
+                Optional.of(engine.attachment(request))))
         .containsExactly(
             "lmdeploy",
             "serve",

@@ -41,9 +41,9 @@ class TrtllmEngineTest {
             .domain(ReuseDomain.builder().name("team-a").blockSize(16).dtype("fp8").build())
             .build();
     assertThat(
-            engine.renderInjectedArgs(
-                List.of("trtllm-serve"), List.of("m"), Optional.empty(), request, engine.attachment(request)))
-        .containsExactly("m", "--kv_cache_dtype", "fp8");
+            engine.appendedArgs(
+                List.of("trtllm-serve"), List.of("m"), request, engine.attachment(request)))
+        .containsExactly("--kv_cache_dtype", "fp8");
   }
 
   @Test

@@ -5,7 +5,7 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
-import ai.gpustack.kvcache.operator.render.Conditions;
+import ai.gpustack.kvcache.operator.status.Conditions;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;

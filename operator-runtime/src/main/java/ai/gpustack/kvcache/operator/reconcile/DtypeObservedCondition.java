@@ -6,7 +6,7 @@ import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.observe.Verdict;
-import ai.gpustack.kvcache.operator.render.Conditions;
+import ai.gpustack.kvcache.operator.status.Conditions;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;

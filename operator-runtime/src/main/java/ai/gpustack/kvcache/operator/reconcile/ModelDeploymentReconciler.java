@@ -5,10 +5,11 @@ import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.RoleStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
 import ai.gpustack.kvcache.observe.Observation;
-import ai.gpustack.kvcache.operator.render.Conditions;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
+import ai.gpustack.kvcache.operator.status.Conditions;
+import ai.gpustack.kvcache.operator.status.DeploymentConditions;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
@@ -227,7 +228,10 @@ public final class ModelDeploymentReconciler
     deleteStrays(client, rendering, existing);
     DtypeObserved observed = observeDtype(md, view, existing);
     Optional<Duration> countsPending =
-        writeStatus(context, md, nextStatus(md, rendering, roles, observed));
+        writeStatus(
+            context,
+            md,
+            nextStatus(md, rendering, view.settings().kvCacheDtypeOwned(), roles, observed));
     Optional<Duration> recheck =
         roles.progressing() && !rendering.isHeld()
             ? Optional.of(PROGRESS_CHECK)
@@ -366,8 +370,12 @@ public final class ModelDeploymentReconciler
   }
 
   private ModelDeploymentStatus nextStatus(
-      ModelDeployment md, Rendering rendering, RolesPass roles, DtypeObserved observed) {
-    List<Condition> conditions = new ArrayList<>(rendering.conditions());
+      ModelDeployment md,
+      Rendering rendering,
+      boolean dtypeOwned,
+      RolesPass roles,
+      DtypeObserved observed) {
+    List<Condition> conditions = new ArrayList<>(DeploymentConditions.of(rendering, dtypeOwned));
     observed.condition().ifPresent(conditions::add);
     String phase = rendering.isHeld() ? "Held" : roles.progressing() ? "Progressing" : "Ready";
     return status(md)

@@ -7,7 +7,7 @@ import ai.gpustack.kvcache.api.KVCachePoolStatus;
 import ai.gpustack.kvcache.api.NamespacedName;
 import ai.gpustack.kvcache.api.PoolDomain;
 import ai.gpustack.kvcache.api.WorkloadRef;
-import ai.gpustack.kvcache.operator.render.Conditions;
+import ai.gpustack.kvcache.operator.status.Conditions;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;

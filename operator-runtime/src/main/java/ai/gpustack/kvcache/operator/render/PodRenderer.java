@@ -2,11 +2,9 @@ package ai.gpustack.kvcache.operator.render;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
-import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.ContainerPort;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.EnvVar;
-import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.ModelDeploymentSpec;
 import ai.gpustack.kvcache.api.PodSecurity;
 import ai.gpustack.kvcache.api.Role;
@@ -14,11 +12,8 @@ import ai.gpustack.kvcache.attach.Attachment;
 import ai.gpustack.kvcache.attach.AttachmentResolver;
 import ai.gpustack.kvcache.attach.BindingRef;
 import ai.gpustack.kvcache.attach.ConfigVolume;
-import ai.gpustack.kvcache.attach.DtypeRuling;
-import ai.gpustack.kvcache.attach.Refusal;
 import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.ClusterView;
-import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
@@ -53,10 +48,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class PodRenderer {
   public static final String MAIN = "main";
   public static final String MANAGER = "kvcache-operator";
-
-  public static final String DOMAIN_REGISTERED = "DomainRegistered";
-  public static final String CACHE_ATTACHED = "CacheAttached";
-  public static final String DTYPE_ACCEPTED = "DtypeAccepted";
 
   /** Where a deployment names its Binding. */
   static final String BINDING_FIELD = "spec.kvCache.poolRef.name";
@@ -123,23 +114,6 @@ public final class PodRenderer {
                         version,
                         settings,
                         cluster));
-    List<Condition> conditions =
-        attachment
-            .map(a -> conditions(a, settings, allTakeOver))
-            .orElseGet(
-                () ->
-                    List.of(
-                        Conditions.of(
-                            DOMAIN_REGISTERED, true, "NotApplicable", "spec.kvCache names no pool"),
-                        Conditions.of(
-                            CACHE_ATTACHED, true, "NotApplicable", "spec.kvCache names no pool"),
-                        Conditions.of(
-                            DTYPE_ACCEPTED, true, "NotApplicable", "spec.kvCache names no pool")));
-    Optional<Refusal> held =
-        allTakeOver
-            ? Optional.empty()
-            : attachment.flatMap(Attachment::refusal).filter(Refusal::aboutDtype);
-
     List<Rendering.RolePlan> plans = new ArrayList<>();
     for (int r = 0; r < spec.roles().size(); r++) {
       Role role = spec.roles().get(r);
@@ -166,75 +140,7 @@ public final class PodRenderer {
       }
       plans.add(new Rendering.RolePlan(role.name(), role.isTakeOver(), List.copyOf(pods)));
     }
-    return new Rendering(List.copyOf(plans), attachment, conditions, held);
-  }
-
-  /** DomainRegistered, CacheAttached and DtypeAccepted of a deployment naming a Binding. */
-  private static List<Condition> conditions(
-      Attachment a, EffectiveSettings settings, boolean allTakeOver) {
-    List<Condition> out = new ArrayList<>();
-    Optional<Refusal> detached = a.refusal().filter(r -> !r.aboutDtype());
-    Optional<Refusal> unregistered =
-        detached.filter(
-            r ->
-                r.reason().equals(Refusal.BINDING_NOT_FOUND)
-                    || r.reason().equals(Refusal.BINDING_DELETING));
-    out.add(
-        unregistered
-            .map(r -> Conditions.of(DOMAIN_REGISTERED, false, r.reason(), r.message()))
-            .orElseGet(
-                () -> {
-                  KVCachePoolBinding b = a.binding().orElseThrow();
-                  return Conditions.of(
-                      DOMAIN_REGISTERED,
-                      true,
-                      "Registered",
-                      "domain "
-                          + quote(b.getSpec().domain().name())
-                          + " on pool "
-                          + quote(b.getSpec().poolRef().name()));
-                }));
-    if (allTakeOver) {
-      out.add(
-          Conditions.unknown(
-              CACHE_ATTACHED,
-              "Unmanaged",
-              "every role sets command: the operator attaches nothing"));
-    } else {
-      out.add(
-          detached
-              .map(r -> Conditions.of(CACHE_ATTACHED, false, r.reason(), r.message()))
-              .orElseGet(
-                  () ->
-                      Conditions.of(
-                          CACHE_ATTACHED,
-                          true,
-                          "Attached",
-                          "replicas connect to " + a.endpoint().orElseThrow())));
-    }
-    DtypeRuling ruling = a.dtype();
-    if (!settings.kvCacheDtypeOwned()) {
-      out.add(
-          Conditions.of(
-              DTYPE_ACCEPTED,
-              true,
-              "NotOwned",
-              "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered"));
-    } else if (allTakeOver || ruling.outcome() == DtypeRuling.Outcome.UNRESOLVED) {
-      out.add(Conditions.of(DTYPE_ACCEPTED, true, "NotApplicable", "no dtype is rendered"));
-    } else if (a.refusal().filter(Refusal::aboutDtype).isPresent()) {
-      out.add(
-          Conditions.of(
-              DTYPE_ACCEPTED,
-              false,
-              ruling.outcome().reason(),
-              Message.ATTACH_HELD.detail(ruling.message())));
-    } else {
-      out.add(
-          Conditions.of(
-              DTYPE_ACCEPTED, ruling.accepted(), ruling.outcome().reason(), ruling.message()));
-    }
-    return out;
+    return new Rendering(List.copyOf(plans), attachment, allTakeOver);
   }
 
   private Pod memoized(PodInputs inputs) {
@@ -281,14 +187,15 @@ public final class PodRenderer {
       env = role.env();
     } else {
       command =
-          engine.renderCommand(
+          engine.commandFor(
               ManagedRole.builder()
                   .model(in.model())
                   .addAllExtraArgs(role.extraArgs())
                   .port(ports.get(0).containerPort())
                   .engineVersion(version)
                   .attachment(in.request())
-                  .build());
+                  .build(),
+              cache);
       env = cache.map(c -> engine.renderEnv(role.env(), c)).orElse(role.env());
     }
     Map<String, String> labels = new LinkedHashMap<>();

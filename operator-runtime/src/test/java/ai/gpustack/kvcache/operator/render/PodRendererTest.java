@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.operator.status.DeploymentConditions;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
@@ -161,7 +162,7 @@ class PodRendererTest {
     Rendering r = renderer.render(md, MemoryClusterView.of(objects));
     assertThat(r.isHeld()).isTrue();
     Condition accepted =
-        r.conditions().stream()
+        DeploymentConditions.of(r, true).stream()
             .filter(c -> c.type().equals("DtypeAccepted"))
             .findFirst()
             .orElseThrow();
@@ -175,7 +176,8 @@ class PodRendererTest {
     Rendering r = render(objects);
     assertThat(command(r.roles().get(0).pods().get(0)))
         .doesNotContain("--kv-transfer-config", "bfloat16");
-    assertThat(r.conditions()).anySatisfy(c -> assertThat(c.reason()).contains("BindingNotFound"));
+    assertThat(DeploymentConditions.of(r, true))
+        .anySatisfy(c -> assertThat(c.reason()).contains("BindingNotFound"));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.render;
+package ai.gpustack.kvcache.operator.status;
 
 import ai.gpustack.kvcache.api.Condition;
 import java.util.ArrayList;
