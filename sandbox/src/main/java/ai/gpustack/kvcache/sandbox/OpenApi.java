@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +31,8 @@ final class OpenApi {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
   private static final String OBJECT_META = META + "ObjectMeta";
+  private static final String MANAGED_FIELDS = META + "ManagedFieldsEntry";
+  private static final String OWNER_REFERENCE = META + "OwnerReference";
 
   /** One group-version's document, its bytes and their hash. */
   record Document(String key, byte[] json, String hash) {}
@@ -41,7 +45,7 @@ final class OpenApi {
     for (ResourceCatalog.Resource r : catalog.all()) {
       String key =
           r.group().isEmpty() ? "api/" + r.version() : "apis/" + r.group() + "/" + r.version();
-      ObjectNode doc = byGroupVersion.computeIfAbsent(key, k -> document());
+      ObjectNode doc = byGroupVersion.computeIfAbsent(key, k -> emptyDocument());
       add(doc, r);
     }
     ObjectNode paths = JSON.createObjectNode();
@@ -67,77 +71,85 @@ final class OpenApi {
     return Optional.ofNullable(documents.get(key));
   }
 
-  private static ObjectNode document() {
+  /** A group-version's document before its resources are added: the metadata schemas. */
+  private static ObjectNode emptyDocument() {
     ObjectNode doc = JSON.createObjectNode().put("openapi", "3.0.0");
     doc.putObject("info").put("title", "Kubernetes").put("version", "v1.32.0-kvcache-sandbox");
     doc.putObject("paths");
     ObjectNode schemas = doc.putObject("components").putObject("schemas");
+    objectMeta(schemas);
+    managedFieldsEntry(schemas);
+    ownerReference(schemas);
+    return doc;
+  }
+
+  private static void objectMeta(ObjectNode schemas) {
     ObjectNode meta = schemas.putObject(OBJECT_META).put("type", "object");
     meta.put(
         "description",
         "ObjectMeta is metadata that all persisted resources must have, which includes all objects"
             + " users must create.");
     ObjectNode props = meta.putObject("properties");
-    metaField(props, "name", "string", "Name must be unique within a namespace.");
-    metaField(
-        props,
-        "generateName",
-        "string",
-        "An optional prefix the server uses to generate a unique name.");
-    metaField(
-        props,
-        "namespace",
-        "string",
-        "The namespace the object lives in; empty for cluster-scoped objects.");
-    metaField(props, "uid", "string", "The server-assigned unique id of this object.");
-    metaField(
-        props,
-        "resourceVersion",
-        "string",
-        "The version of this object, for optimistic concurrency and watches.");
-    metaField(
-        props,
-        "generation",
-        "integer",
-        "A sequence number for the desired state, bumped by changes to it.");
-    metaField(props, "creationTimestamp", "string", "When the object was created (RFC 3339).");
-    metaField(
-        props,
-        "deletionTimestamp",
-        "string",
-        "When the object is to be deleted; set by the server once its deletion is requested.");
-    ObjectNode labels =
-        metaField(
-            props,
-            "labels",
-            "object",
-            "Map of string keys and values that can be used to organize and select objects.");
-    labels.putObject("additionalProperties").put("type", "string");
-    ObjectNode annotations =
-        metaField(
-            props, "annotations", "object", "Unstructured key value map stored with the object.");
-    annotations.putObject("additionalProperties").put("type", "string");
-    ObjectNode finalizers =
-        metaField(
-            props,
-            "finalizers",
-            "array",
-            "Must be empty before the object is deleted from the registry.");
-    finalizers.putObject("items").put("type", "string");
-    metaField(
-        props,
-        "deletionGracePeriodSeconds",
-        "integer",
-        "Seconds allowed for this object to gracefully terminate before it is removed.");
-    metaField(props, "selfLink", "string", "Deprecated; the system does not set it.");
-    ObjectNode managed =
-        metaField(props, "managedFields", "array", "Which manager set which fields, and how.");
-    reference(managed.putObject("items"), META + "ManagedFieldsEntry");
-    ObjectNode owners =
-        metaField(props, "ownerReferences", "array", "Objects this object depends on.");
-    reference(owners.putObject("items"), META + "OwnerReference");
+    for (MetaField f : OBJECT_META_FIELDS) {
+      metaField(props, f.name(), f.type(), f.description());
+    }
+    for (String map : List.of("labels", "annotations")) {
+      ((ObjectNode) props.get(map)).putObject("additionalProperties").put("type", "string");
+    }
+    ((ObjectNode) props.get("finalizers")).putObject("items").put("type", "string");
+    reference(((ObjectNode) props.get("managedFields")).putObject("items"), MANAGED_FIELDS);
+    reference(((ObjectNode) props.get("ownerReferences")).putObject("items"), OWNER_REFERENCE);
+  }
 
-    ObjectNode entry = schemas.putObject(META + "ManagedFieldsEntry").put("type", "object");
+  /** A field of ObjectMeta, as {@code kubectl explain} describes it. */
+  private record MetaField(String name, String type, String description) {}
+
+  private static final List<MetaField> OBJECT_META_FIELDS =
+      List.of(
+          new MetaField("name", "string", "Name must be unique within a namespace."),
+          new MetaField(
+              "generateName",
+              "string",
+              "An optional prefix the server uses to generate a unique name."),
+          new MetaField(
+              "namespace",
+              "string",
+              "The namespace the object lives in; empty for cluster-scoped objects."),
+          new MetaField("uid", "string", "The server-assigned unique id of this object."),
+          new MetaField(
+              "resourceVersion",
+              "string",
+              "The version of this object, for optimistic concurrency and watches."),
+          new MetaField(
+              "generation",
+              "integer",
+              "A sequence number for the desired state, bumped by changes to it."),
+          new MetaField("creationTimestamp", "string", "When the object was created (RFC 3339)."),
+          new MetaField(
+              "deletionTimestamp",
+              "string",
+              "When the object is to be deleted; set by the server once its deletion is"
+                  + " requested."),
+          new MetaField(
+              "labels",
+              "object",
+              "Map of string keys and values that can be used to organize and select objects."),
+          new MetaField(
+              "annotations", "object", "Unstructured key value map stored with the object."),
+          new MetaField(
+              "finalizers",
+              "array",
+              "Must be empty before the object is deleted from the registry."),
+          new MetaField(
+              "deletionGracePeriodSeconds",
+              "integer",
+              "Seconds allowed for this object to gracefully terminate before it is removed."),
+          new MetaField("selfLink", "string", "Deprecated; the system does not set it."),
+          new MetaField("managedFields", "array", "Which manager set which fields, and how."),
+          new MetaField("ownerReferences", "array", "Objects this object depends on."));
+
+  private static void managedFieldsEntry(ObjectNode schemas) {
+    ObjectNode entry = schemas.putObject(MANAGED_FIELDS).put("type", "object");
     entry.put("description", "The fields a manager owns and the operation that set them.");
     ObjectNode entryProps = entry.putObject("properties");
     for (String field :
@@ -150,8 +162,10 @@ final class OpenApi {
         .putObject(META + "FieldsV1")
         .put("type", "object")
         .put("description", "A set of fields, as a trie of their paths.");
+  }
 
-    ObjectNode owner = schemas.putObject(META + "OwnerReference").put("type", "object");
+  private static void ownerReference(ObjectNode schemas) {
+    ObjectNode owner = schemas.putObject(OWNER_REFERENCE).put("type", "object");
     owner.put("description", "An object this one depends on, in its namespace.");
     owner.putArray("required").add("apiVersion").add("kind").add("name").add("uid");
     ObjectNode ownerProps = owner.putObject("properties");
@@ -161,7 +175,6 @@ final class OpenApi {
     for (String field : List.of("blockOwnerDeletion", "controller")) {
       metaField(ownerProps, field, "boolean", "Whether the owner is the " + field + ".");
     }
-    return doc;
   }
 
   /** Makes {@code node} a reference to the named component schema, as the API server writes it. */
@@ -175,15 +188,21 @@ final class OpenApi {
     return props.putObject(name).put("type", type).put("description", description);
   }
 
+  /** {@code r}'s paths and its kind's schema, in its group-version's document. */
   private static void add(ObjectNode doc, ResourceCatalog.Resource r) {
     ObjectNode gvk =
         JSON.createObjectNode()
             .put("group", r.group())
             .put("kind", r.kind())
             .put("version", r.version());
+    addPaths((ObjectNode) doc.get("paths"), r, gvk);
+    addSchema((ObjectNode) doc.get("components").get("schemas"), r, gvk);
+  }
+
+  /** The collection's and the item's operations; PATCH names the patch types {@code r} takes. */
+  private static void addPaths(ObjectNode paths, ResourceCatalog.Resource r, ObjectNode gvk) {
     String prefix = (r.group().isEmpty() ? "/api/" : "/apis/" + r.group() + "/") + r.version();
     String collection = prefix + (r.namespaced() ? "/namespaces/{namespace}/" : "/") + r.plural();
-    ObjectNode paths = (ObjectNode) doc.get("paths");
     ObjectNode list = paths.putObject(collection);
     operation(list, "get", "list", gvk, r);
     operation(list, "post", "create", gvk, r);
@@ -201,8 +220,10 @@ final class OpenApi {
                 "application/strategic-merge-patch+json");
     types.forEach(t -> content.putObject(t).putObject("schema").put("type", "object"));
     operation(item, "delete", "delete", gvk, r);
+  }
 
-    ObjectNode schemas = (ObjectNode) doc.get("components").get("schemas");
+  /** The CRD's schema (a built-in kind gets none), with the fields every object has. */
+  private static void addSchema(ObjectNode schemas, ResourceCatalog.Resource r, ObjectNode gvk) {
     ObjectNode schema = schemas.putObject(schemaName(r));
     r.schema()
         .ifPresentOrElse(
@@ -277,8 +298,8 @@ final class OpenApi {
     if (r.group().isEmpty()) {
       return "io.k8s.api.core." + r.version() + "." + r.kind();
     }
-    List<String> parts = new java.util.ArrayList<>(List.of(r.group().split("\\.")));
-    java.util.Collections.reverse(parts);
+    List<String> parts = new ArrayList<>(List.of(r.group().split("\\.")));
+    Collections.reverse(parts);
     return String.join(".", parts) + "." + r.version() + "." + r.kind();
   }
 

@@ -160,7 +160,6 @@ public final class ReplicaSets implements AutoCloseable {
     return result;
   }
 
-  /** Syncs in the background: a failed read or write is retried by the next event or round. */
   /**
    * Deletes a deleted Deployment's Pods. Under the same lock as {@link #sync}, and listed from the
    * API server, so a sync that raced the deletion cannot leave a Pod behind.
@@ -230,50 +229,9 @@ public final class ReplicaSets implements AutoCloseable {
    * ReplicaFailure while a Pod is refused.
    */
   private synchronized void status(Deployment deployment) {
-    Optional<String> refused = Optional.ofNullable(refusals.get(deployment.getMetadata().getUid()));
-    List<Pod> owned = owned(deployment);
-    String hash = hash(deployment);
-    int updated =
-        (int)
-            owned.stream()
-                .filter(p -> hash.equals(p.getMetadata().getLabels().get(TEMPLATE_HASH)))
-                .count();
-    int ready = (int) owned.stream().filter(Pods::ready).count();
-    int replicas = replicas(deployment);
     DeploymentStatus before =
         Optional.ofNullable(deployment.getStatus()).orElseGet(DeploymentStatus::new);
-    List<DeploymentCondition> conditions = new ArrayList<>();
-    boolean available = ready >= replicas;
-    conditions.add(
-        condition(
-            before,
-            "Available",
-            available,
-            available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-            available
-                ? "Deployment has minimum availability."
-                : "Deployment does not have minimum availability."));
-    boolean complete = available && updated == replicas && owned.size() == replicas;
-    conditions.add(
-        condition(
-            before,
-            "Progressing",
-            true,
-            complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-            complete ? "ReplicaSet has successfully progressed." : "ReplicaSet is progressing."));
-    refused.ifPresent(
-        message ->
-            conditions.add(condition(before, "ReplicaFailure", true, "FailedCreate", message)));
-    DeploymentStatus after =
-        new DeploymentStatusBuilder()
-            .withObservedGeneration(deployment.getMetadata().getGeneration())
-            .withReplicas(owned.size())
-            .withUpdatedReplicas(updated)
-            .withReadyReplicas(ready)
-            .withAvailableReplicas(ready)
-            .withUnavailableReplicas(replicas > ready ? replicas - ready : null)
-            .withConditions(conditions)
-            .build();
+    DeploymentStatus after = observed(deployment, before);
     if (after.equals(before)) {
       return;
     }
@@ -291,6 +249,56 @@ public final class ReplicaSets implements AutoCloseable {
     } catch (KubernetesClientException e) {
       // Deleted or changed meanwhile: its next event writes the status again.
     }
+  }
+
+  /** {@code deployment}'s status as its Pods now make it; conditions keep their times. */
+  private DeploymentStatus observed(Deployment deployment, DeploymentStatus before) {
+    List<Pod> owned = owned(deployment);
+    String hash = hash(deployment);
+    int updated =
+        (int)
+            owned.stream()
+                .filter(p -> hash.equals(p.getMetadata().getLabels().get(TEMPLATE_HASH)))
+                .count();
+    int ready = (int) owned.stream().filter(Pods::ready).count();
+    int replicas = replicas(deployment);
+    boolean available = ready >= replicas;
+    boolean complete = available && updated == replicas && owned.size() == replicas;
+    Optional<String> refused = Optional.ofNullable(refusals.get(deployment.getMetadata().getUid()));
+    return new DeploymentStatusBuilder()
+        .withObservedGeneration(deployment.getMetadata().getGeneration())
+        .withReplicas(owned.size())
+        .withUpdatedReplicas(updated)
+        .withReadyReplicas(ready)
+        .withAvailableReplicas(ready)
+        .withUnavailableReplicas(replicas > ready ? replicas - ready : null)
+        .withConditions(conditions(before, available, complete, refused))
+        .build();
+  }
+
+  private static List<DeploymentCondition> conditions(
+      DeploymentStatus before, boolean available, boolean complete, Optional<String> refused) {
+    List<DeploymentCondition> conditions = new ArrayList<>();
+    conditions.add(
+        condition(
+            before,
+            "Available",
+            available,
+            available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+            available
+                ? "Deployment has minimum availability."
+                : "Deployment does not have minimum availability."));
+    conditions.add(
+        condition(
+            before,
+            "Progressing",
+            true,
+            complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+            complete ? "ReplicaSet has successfully progressed." : "ReplicaSet is progressing."));
+    refused.ifPresent(
+        message ->
+            conditions.add(condition(before, "ReplicaFailure", true, "FailedCreate", message)));
+    return conditions;
   }
 
   /** A condition, keeping its times when nothing about it changed. */

@@ -29,7 +29,7 @@ public final class SandboxServer implements AutoCloseable {
     Store store = new Store(hub);
     dispatcher = new SandboxDispatcher(store, hub, catalog, engines, refusals::add);
     http = new SandboxHttp(dispatcher, port);
-    http.watches(new WatchStream(http.vertx(), hub, catalog, dispatcher::stored));
+    http.watches(new WatchStream(http.vertx(), hub, catalog, store::everything));
     dispatcher.serverAddress("127.0.0.1:" + http.port());
     Config config =
         new ConfigBuilder()

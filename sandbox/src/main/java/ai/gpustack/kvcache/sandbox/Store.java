@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Setting;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -20,12 +21,14 @@ import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.crud.AttributeType;
 import io.fabric8.mockwebserver.crud.Value;
 import io.fabric8.mockwebserver.http.MockResponse;
+import java.io.IOException;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.AbstractMap;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -49,6 +52,7 @@ final class Store extends KubernetesCrudDispatcher {
   private static final String NAME = KubernetesAttributesExtractor.NAME;
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final WatchHub watches;
 
@@ -77,6 +81,37 @@ final class Store extends KubernetesCrudDispatcher {
 
   Store(WatchHub watches) {
     this.watches = watches;
+  }
+
+  /** The object, or the list, stored at {@code path}; empty when there is none. */
+  Optional<JsonNode> read(String path) {
+    MockResponse response = handleGet(path);
+    if (response.code() != 200 || response.getBody() == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(JSON.readTree(response.getBody().getBytes()));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The objects under {@code path} in the API server's order: by namespace, then name. */
+  List<JsonNode> list(String path) {
+    List<JsonNode> items = new ArrayList<>();
+    read(path).ifPresent(l -> l.path("items").forEach(items::add));
+    items.sort(
+        Comparator.comparing((JsonNode o) -> o.path("metadata").path("namespace").asText())
+            .thenComparing(o -> o.path("metadata").path("name").asText()));
+    return items;
+  }
+
+  /** Every object in the store now, as JSON. */
+  List<String> everything() {
+    Map<?, String> map = getMap();
+    synchronized (map) {
+      return new ArrayList<>(map.values());
+    }
   }
 
   @Override

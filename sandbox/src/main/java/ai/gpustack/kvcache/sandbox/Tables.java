@@ -17,6 +17,7 @@ final class Tables {
 
   private Tables() {}
 
+  /** {@code listOrObject} as the Table {@code kubectl get} asks for: one row per object. */
   static JsonNode table(ResourceCatalog.Resource resource, JsonNode listOrObject) {
     List<JsonNode> items = new ArrayList<>();
     if (listOrObject.has("items")) {
@@ -34,6 +35,20 @@ final class Tables {
       return events(table, columns, items);
     }
     column(columns, "Name", "string", "name");
+    columns(resource, columns);
+    ArrayNode rows = table.putArray("rows");
+    for (JsonNode item : items) {
+      ObjectNode row = rows.addObject();
+      ArrayNode cells = row.putArray("cells");
+      cells.add(item.path("metadata").path("name").asText());
+      cells(resource, item, cells);
+      row.set("object", partial(item));
+    }
+    return table;
+  }
+
+  /** The columns after Name: the CRD's printer columns, or those kubectl shows for a kind. */
+  private static void columns(ResourceCatalog.Resource resource, ArrayNode columns) {
     List<JsonNode> printer = resource.printerColumns();
     if (resource.kind().equals("Pod")) {
       column(columns, "Ready", "string", "");
@@ -58,57 +73,62 @@ final class Tables {
                   c.path("type").asText("string"),
                   c.path("format").asText("")));
     }
-    ArrayNode rows = table.putArray("rows");
-    for (JsonNode item : items) {
-      ObjectNode row = rows.addObject();
-      ArrayNode cells = row.putArray("cells");
-      cells.add(item.path("metadata").path("name").asText());
-      if (resource.kind().equals("Pod")) {
-        long ready = 0;
-        for (JsonNode c : item.path("status").path("conditions")) {
-          if (c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True")) {
-            ready = item.path("spec").path("containers").size();
-          }
-        }
-        cells.add(ready + "/" + item.path("spec").path("containers").size());
-        cells.add(
-            item.path("metadata").has("deletionTimestamp")
-                ? "Terminating"
-                : item.path("status").path("phase").asText("Pending"));
-        cells.add(0);
-        cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
-      } else if (resource.kind().equals("Deployment")) {
-        JsonNode status = item.path("status");
-        cells.add(
-            status.path("readyReplicas").asInt()
-                + "/"
-                + item.path("spec").path("replicas").asInt(1));
-        cells.add(status.path("updatedReplicas").asInt());
-        cells.add(status.path("availableReplicas").asInt());
-        cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
-        List<String> names = new ArrayList<>();
-        List<String> images = new ArrayList<>();
-        for (JsonNode c : item.path("spec").path("template").path("spec").path("containers")) {
-          names.add(c.path("name").asText());
-          images.add(c.path("image").asText());
-        }
-        cells.add(String.join(",", names));
-        cells.add(String.join(",", images));
-      } else if (printer.isEmpty()) {
-        cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
-      } else {
-        printer.forEach(
-            c -> {
-              JsonNode value = at(item, c.path("jsonPath").asText());
-              cells.add(
-                  c.path("type").asText().equals("date")
-                      ? JSON.getNodeFactory().textNode(age(value.asText("")))
-                      : value);
-            });
-      }
-      row.set("object", partial(item));
+  }
+
+  /** {@code item}'s cells after its name, one per column {@link #columns} wrote. */
+  private static void cells(ResourceCatalog.Resource resource, JsonNode item, ArrayNode cells) {
+    List<JsonNode> printer = resource.printerColumns();
+    if (resource.kind().equals("Pod")) {
+      podCells(item, cells);
+    } else if (resource.kind().equals("Deployment")) {
+      deploymentCells(item, cells);
+    } else if (printer.isEmpty()) {
+      cells.add(age(item.path("metadata").path("creationTimestamp").asText("")));
+    } else {
+      printer.forEach(
+          c -> {
+            JsonNode value = at(item, c.path("jsonPath").asText());
+            cells.add(
+                c.path("type").asText().equals("date")
+                    ? JSON.getNodeFactory().textNode(age(value.asText("")))
+                    : value);
+          });
     }
-    return table;
+  }
+
+  private static void podCells(JsonNode pod, ArrayNode cells) {
+    long ready = 0;
+    for (JsonNode c : pod.path("status").path("conditions")) {
+      if (c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True")) {
+        ready = pod.path("spec").path("containers").size();
+      }
+    }
+    cells.add(ready + "/" + pod.path("spec").path("containers").size());
+    cells.add(
+        pod.path("metadata").has("deletionTimestamp")
+            ? "Terminating"
+            : pod.path("status").path("phase").asText("Pending"));
+    cells.add(0);
+    cells.add(age(pod.path("metadata").path("creationTimestamp").asText("")));
+  }
+
+  private static void deploymentCells(JsonNode deployment, ArrayNode cells) {
+    JsonNode status = deployment.path("status");
+    cells.add(
+        status.path("readyReplicas").asInt()
+            + "/"
+            + deployment.path("spec").path("replicas").asInt(1));
+    cells.add(status.path("updatedReplicas").asInt());
+    cells.add(status.path("availableReplicas").asInt());
+    cells.add(age(deployment.path("metadata").path("creationTimestamp").asText("")));
+    List<String> names = new ArrayList<>();
+    List<String> images = new ArrayList<>();
+    for (JsonNode c : deployment.path("spec").path("template").path("spec").path("containers")) {
+      names.add(c.path("name").asText());
+      images.add(c.path("image").asText());
+    }
+    cells.add(String.join(",", names));
+    cells.add(String.join(",", images));
   }
 
   /**

@@ -167,58 +167,61 @@ final class WatchStream {
     }
     Predicate<JsonNode> selects;
     try {
-      Selector labels =
-          Optional.ofNullable(request.getParam("labelSelector"))
-              .map(Selector::labels)
-              .orElse(Selector.EVERYTHING);
-      Selector fields =
-          Optional.ofNullable(request.getParam("fieldSelector"))
-              .map(Selector::fields)
-              .orElse(Selector.EVERYTHING);
-      Optional<String> name = path.get().name();
-      selects =
-          o ->
-              labels.test(o)
-                  && fields.test(o)
-                  && name.map(n -> n.equals(o.path("metadata").path("name").asText())).orElse(true);
+      selects = selection(request, path.get().name());
     } catch (IllegalArgumentException e) {
       out.refuse(Statuses.badRequest(e.getMessage()));
+      return;
+    }
+    String rv = Optional.ofNullable(request.getParam("resourceVersion")).orElse("");
+    if (!rv.isEmpty() && !rv.matches("[0-9]+")) {
+      out.refuse(Statuses.badRequest("resourceVersion " + rv + " is not a resource version"));
       return;
     }
     WatchHub.Query query =
         new WatchHub.Query(
             resource.get().group(), resource.get().plural(), path.get().namespace(), selects);
-    String rv = Optional.ofNullable(request.getParam("resourceVersion")).orElse("");
+    stream(request, out, resource.get(), query, rv);
+  }
+
+  /** The objects a watch sees: those its selectors and, when it names one, its name select. */
+  private static Predicate<JsonNode> selection(HttpServerRequest request, Optional<String> name) {
+    Selector labels =
+        Optional.ofNullable(request.getParam("labelSelector"))
+            .map(Selector::labels)
+            .orElse(Selector.EVERYTHING);
+    Selector fields =
+        Optional.ofNullable(request.getParam("fieldSelector"))
+            .map(Selector::fields)
+            .orElse(Selector.EVERYTHING);
+    return o ->
+        labels.test(o)
+            && fields.test(o)
+            && name.map(n -> n.equals(o.path("metadata").path("name").asText())).orElse(true);
+  }
+
+  /**
+   * Opens the stream and writes to it: the stored objects first when the watch starts now, then
+   * every change after {@code rv} until the watch ends.
+   */
+  private void stream(
+      HttpServerRequest request,
+      Sink out,
+      ResourceCatalog.Resource resource,
+      WatchHub.Query query,
+      String rv) {
     // sendInitialEvents (client-go's watch-list): the current objects first, as for "now", then a
     // bookmark saying they are all sent.
     boolean initialEvents = "true".equals(request.getParam("sendInitialEvents"));
     boolean bookmarked = "true".equals(request.getParam("allowWatchBookmarks"));
     boolean fromNow = initialEvents || rv.isEmpty() || rv.equals("0");
-    if (!rv.isEmpty() && !rv.matches("[0-9]+")) {
-      out.refuse(Statuses.badRequest("resourceVersion " + rv + " is not a resource version"));
-      return;
-    }
-    boolean table =
-        request.getHeader("Accept") != null && request.getHeader("Accept").contains("as=Table");
-    Writer writer = new Writer(out, resource.get(), table);
+    String accept = request.getHeader("Accept");
+    Writer writer = new Writer(out, resource, accept != null && accept.contains("as=Table"));
     Context context = vertx.getOrCreateContext();
     out.open();
-
-    long from;
-    List<WatchHub.Event> initial = new ArrayList<>();
+    long from = fromNow ? hub.latest() : Long.parseLong(rv);
     if (fromNow) {
-      from = hub.latest();
-      for (String json : stored.get()) {
-        ObjectNode o = read(json);
-        WatchHub.Event e = event(o, resource.get());
-        if (e != null && query.matches(e)) {
-          initial.add(e);
-        }
-      }
-    } else {
-      from = Long.parseLong(rv);
+      storedNow(resource, query).forEach(writer::write);
     }
-    initial.forEach(writer::write);
     if (initialEvents && bookmarked) {
       writer.bookmark(from, true);
     }
@@ -229,6 +232,32 @@ final class WatchStream {
       out.end();
       return;
     }
+    endLater(request, out, writer, subscription.get(), bookmarked);
+  }
+
+  /** The stored objects {@code query} selects, as {@code ADDED} events. */
+  private List<WatchHub.Event> storedNow(ResourceCatalog.Resource resource, WatchHub.Query query) {
+    List<WatchHub.Event> events = new ArrayList<>();
+    for (String json : stored.get()) {
+      WatchHub.Event e = event(read(json), resource);
+      if (e != null && query.matches(e)) {
+        events.add(e);
+      }
+    }
+    return events;
+  }
+
+  /**
+   * Ends the watch after {@code timeoutSeconds} (by default a random half hour to hour, as the API
+   * server spreads its watches' ends), sends bookmarks meanwhile when asked, and stops all of it
+   * when the client goes.
+   */
+  private void endLater(
+      HttpServerRequest request,
+      Sink out,
+      Writer writer,
+      WatchHub.Subscription subscription,
+      boolean bookmarked) {
     long timeout =
         Optional.ofNullable(request.getParam("timeoutSeconds"))
             .filter(s -> s.matches("[0-9]+"))
@@ -238,7 +267,7 @@ final class WatchStream {
         vertx.setTimer(
             Math.max(1, timeout),
             id -> {
-              subscription.get().close();
+              subscription.close();
               out.end();
             });
     long bookmarks =
@@ -247,7 +276,7 @@ final class WatchStream {
             : -1;
     out.onClose(
         () -> {
-          subscription.get().close();
+          subscription.close();
           vertx.cancelTimer(end);
           if (bookmarks >= 0) {
             vertx.cancelTimer(bookmarks);
