@@ -77,7 +77,8 @@ class LayeringTest {
             BASE + ".admission..",
             BASE + ".operator.render..",
             BASE + ".operator.deploy..",
-            BASE + ".operator.docs..")
+            BASE + ".operator.docs..",
+            BASE + ".operator.explain..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(packagesOf(CLIENT))

@@ -162,61 +162,71 @@ final class EngineTable {
       md.append("| `").append(f.id()).append("` | ").append(f.description()).append(" |\n");
     }
     for (Engine e : registry.engines()) {
-      md.append("\n## ")
-          .append(e.displayName())
-          .append("\n\n")
-          .append("Module `")
-          .append(e.artifact())
-          .append(e.dtypeFlags().size() == 1 ? "`; flag `" : "`; flags `")
-          .append(String.join("`, `", e.dtypeFlags()))
-          .append("`; parser: ")
-          .append(e.dialect().parser())
-          .append("; launched by `")
-          .append(String.join("`, `", new TreeSet<>(e.launchPrograms())))
-          .append("`.\n\n")
-          .append("| Versions | Spelling → KV format | Source |\n|---|---|---|\n");
-      for (DtypeSpellings s : e.dtypeSpellings().entries()) {
-        md.append("| `").append(s.versions()).append("` | ");
-        List<String> quoted = new ArrayList<>();
-        s.spellings()
-            .forEach(
-                x ->
-                    quoted.add(
-                        "`"
-                            + x
-                            + "`"
-                            + s.format(x).map(f -> " → `" + f.id() + "`").orElse(" → (none)")));
-        md.append(String.join("<br>", quoted));
-        for (PlatformFormats p : s.platforms()) {
-          md.append("<br>on ").append(p.platform()).append(": ");
-          List<String> on = new ArrayList<>();
-          p.formats().forEach((x, f) -> on.add("`" + x + "` → `" + f.id() + "`"));
-          md.append(String.join(", ", on));
-        }
-        md.append(" | ").append(cell(s.source()));
-        s.platforms().forEach(p -> md.append("; ").append(cell(p.source())));
-        md.append(" |\n");
-      }
-      md.append("\nFlags besides the dtype flag that change the KV format (an attached workload")
-          .append(" passing one is admitted with a warning):\n\n")
-          .append("| Versions | Parser | Flags | Source |\n|---|---|---|---|\n");
-      for (FlagInventory inventory : e.flagInventories()) {
-        List<String> flags = new ArrayList<>();
-        inventory
-            .kvFormatFlags()
-            .forEach(f -> flags.add("`" + f.name() + "` " + f.kvEffect().orElseThrow()));
-        md.append("| `")
-            .append(inventory.versions())
-            .append("` | ")
-            .append(inventory.dialect().orElse(e.dialect()).parser())
-            .append(" | ")
-            .append(flags.isEmpty() ? "none" : cell(String.join("<br>", flags)))
-            .append(" | ")
-            .append(cell(inventory.source()))
-            .append(" |\n");
-      }
+      markdownEngine(e, md);
     }
     return md.toString();
+  }
+
+  /** One engine's section: its module and flags, its spelling tables, its KV-format flags. */
+  private static void markdownEngine(Engine e, StringBuilder md) {
+    md.append("\n## ")
+        .append(e.displayName())
+        .append("\n\n")
+        .append("Module `")
+        .append(e.artifact())
+        .append(e.dtypeFlags().size() == 1 ? "`; flag `" : "`; flags `")
+        .append(String.join("`, `", e.dtypeFlags()))
+        .append("`; parser: ")
+        .append(e.dialect().parser())
+        .append("; launched by `")
+        .append(String.join("`, `", new TreeSet<>(e.launchPrograms())))
+        .append("`.\n\n")
+        .append("| Versions | Spelling → KV format | Source |\n|---|---|---|\n");
+    for (DtypeSpellings s : e.dtypeSpellings().entries()) {
+      markdownSpellings(s, md);
+    }
+    md.append("\nFlags besides the dtype flag that change the KV format (an attached workload")
+        .append(" passing one is admitted with a warning):\n\n")
+        .append("| Versions | Parser | Flags | Source |\n|---|---|---|---|\n");
+    for (FlagInventory inventory : e.flagInventories()) {
+      List<String> flags = new ArrayList<>();
+      inventory
+          .kvFormatFlags()
+          .forEach(f -> flags.add("`" + f.name() + "` " + f.kvEffect().orElseThrow()));
+      md.append("| `")
+          .append(inventory.versions())
+          .append("` | ")
+          .append(inventory.dialect().orElse(e.dialect()).parser())
+          .append(" | ")
+          .append(flags.isEmpty() ? "none" : cell(String.join("<br>", flags)))
+          .append(" | ")
+          .append(cell(inventory.source()))
+          .append(" |\n");
+    }
+  }
+
+  /** One row of an engine's spelling table: the versions, each spelling's format, the sources. */
+  private static void markdownSpellings(DtypeSpellings s, StringBuilder md) {
+    md.append("| `").append(s.versions()).append("` | ");
+    List<String> quoted = new ArrayList<>();
+    s.spellings()
+        .forEach(
+            x ->
+                quoted.add(
+                    "`"
+                        + x
+                        + "`"
+                        + s.format(x).map(f -> " → `" + f.id() + "`").orElse(" → (none)")));
+    md.append(String.join("<br>", quoted));
+    for (PlatformFormats p : s.platforms()) {
+      md.append("<br>on ").append(p.platform()).append(": ");
+      List<String> on = new ArrayList<>();
+      p.formats().forEach((x, f) -> on.add("`" + x + "` → `" + f.id() + "`"));
+      md.append(String.join(", ", on));
+    }
+    md.append(" | ").append(cell(s.source()));
+    s.platforms().forEach(p -> md.append("; ").append(cell(p.source())));
+    md.append(" |\n");
   }
 
   private static String cell(String text) {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
@@ -61,17 +62,10 @@ final class RenderCommand implements Callable<Integer> {
       err.println("kvcache render: " + e.getMessage());
       return 2;
     }
-    for (Map.Entry<String, String> s : settings.entrySet()) {
-      if (Settings.find(s.getKey()).isEmpty()) {
-        err.println(
-            "kvcache render: --setting "
-                + s.getKey()
-                + ": no such Setting; the catalog is "
-                + Settings.catalog().stream()
-                    .map(SettingDefinition::name)
-                    .collect(Collectors.joining(", ")));
-        return 2;
-      }
+    Optional<String> unknown = unknownSetting();
+    if (unknown.isPresent()) {
+      err.println(unknown.get());
+      return 2;
     }
     List<ModelDeployment> deployments =
         objects.stream()
@@ -90,39 +84,69 @@ final class RenderCommand implements Callable<Integer> {
     KubernetesSerialization yaml = KvCacheSerialization.create();
     int code = 0;
     for (ModelDeployment md : deployments) {
-      if (md.getMetadata().getNamespace() == null) {
-        md.getMetadata().setNamespace("default");
-      }
-      String subject =
-          "kvcache render: ModelDeployment "
-              + md.getMetadata().getNamespace()
-              + "/"
-              + md.getMetadata().getName()
-              + ": ";
-      try {
-        Rendering rendering = renderer.render(md, cluster);
-        if (rendering.isHeld()) {
-          // The operator creates and replaces nothing for it: there are no Pods to print.
-          err.println(
-              subject
-                  + "DtypeAccepted=False ("
-                  + rendering.held().orElseThrow().reason()
-                  + "): "
-                  + rendering.heldMessage().orElseThrow());
-          code = 1;
-          continue;
-        }
-        for (Rendering.RolePlan role : rendering.roles()) {
-          for (Pod pod : role.pods()) {
-            out.print(yaml.asYaml(pod));
-          }
-        }
-      } catch (RenderException e) {
-        err.println(subject + e.getMessage());
+      if (!render(md, renderer, cluster, yaml, out, err)) {
         code = 1;
       }
     }
     out.flush();
     return code;
+  }
+
+  /** Why the first --setting naming no Setting is refused; empty when every one names one. */
+  private Optional<String> unknownSetting() {
+    return settings.keySet().stream()
+        .filter(name -> Settings.find(name).isEmpty())
+        .findFirst()
+        .map(
+            name ->
+                "kvcache render: --setting "
+                    + name
+                    + ": no such Setting; the catalog is "
+                    + Settings.catalog().stream()
+                        .map(SettingDefinition::name)
+                        .collect(Collectors.joining(", ")));
+  }
+
+  /**
+   * Prints {@code md}'s Pods as YAML; false, with why on {@code err}, when it has none to print.
+   */
+  private static boolean render(
+      ModelDeployment md,
+      PodRenderer renderer,
+      MemoryClusterView cluster,
+      KubernetesSerialization yaml,
+      PrintWriter out,
+      PrintWriter err) {
+    if (md.getMetadata().getNamespace() == null) {
+      md.getMetadata().setNamespace("default");
+    }
+    String subject =
+        "kvcache render: ModelDeployment "
+            + md.getMetadata().getNamespace()
+            + "/"
+            + md.getMetadata().getName()
+            + ": ";
+    try {
+      Rendering rendering = renderer.render(md, cluster);
+      if (rendering.isHeld()) {
+        // The operator creates and replaces nothing for it: there are no Pods to print.
+        err.println(
+            subject
+                + "DtypeAccepted=False ("
+                + rendering.held().orElseThrow().reason()
+                + "): "
+                + rendering.heldMessage().orElseThrow());
+        return false;
+      }
+      for (Rendering.RolePlan role : rendering.roles()) {
+        for (Pod pod : role.pods()) {
+          out.print(yaml.asYaml(pod));
+        }
+      }
+      return true;
+    } catch (RenderException e) {
+      err.println(subject + e.getMessage());
+      return false;
+    }
   }
 }

@@ -22,82 +22,95 @@ final class SandboxStory implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    CommandLine.Model.CommandSpec spec = options.spec;
-    boolean serve = options.serve;
-    boolean noOperator = options.noOperator;
-    String faults = options.faults;
-    Path kubeconfig = options.kubeconfig;
-    int port = options.port;
-    PrintWriter out = spec.commandLine().getOut();
-    if (noOperator && !serve) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(),
-          "--no-operator needs --serve: without an operator there is no story to tell");
-    }
-    Faults injected = Faults.none();
-    if (faults != null) {
-      if (!serve) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(), "--faults needs --serve: the story runs without faults");
-      }
-      try {
-        injected = Faults.parse(faults);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-      }
-    }
-    try (Sandbox sandbox = Sandbox.start(EngineRegistry.load(), port, out, !noOperator)) {
+    PrintWriter out = options.spec.commandLine().getOut();
+    Faults injected = faults();
+    try (Sandbox sandbox =
+        Sandbox.start(EngineRegistry.load(), options.port, out, !options.noOperator)) {
       sandbox.applyExamples();
       if (injected.active()) {
-        Faults counted = injected;
-        sandbox.server().faults(counted);
-        out.println();
-        out.println("faults: " + counted + " (spared: the sandbox's own kubelet and controllers)");
-        Runtime.getRuntime()
-            .addShutdownHook(
-                new Thread(
-                    () -> {
-                      out.println("faults injected: " + counted.total() + " " + counted.injected());
-                      out.flush();
-                    }));
+        inject(sandbox, injected, out);
       }
-      if (noOperator) {
-        Files.writeString(kubeconfig, sandbox.server().kubeconfig());
-        out.println();
-        out.println(
-            "No operator runs in this process: start one with"
-                + " 'kvcache run --kubeconfig "
-                + kubeconfig.toAbsolutePath()
-                + " --no-webhook'.");
-        out.println("ready: " + kubeconfig.toAbsolutePath());
-        out.flush();
-        awaitStop();
-        return 0;
+      if (options.noOperator) {
+        return serve(sandbox, out);
       }
       boolean settled = sandbox.awaitSettled();
       sandbox.report();
-      if (serve) {
-        Files.writeString(kubeconfig, sandbox.server().kubeconfig());
-        out.println();
-        out.println("ready: " + kubeconfig.toAbsolutePath());
-        out.flush();
-        awaitStop();
-        return 0;
+      if (options.serve) {
+        return serve(sandbox, out);
       }
-      sandbox.flip(false);
-      sandbox.reapply(
-          "04-refused.yaml",
-          "With the Setting off nothing is refused: the deployments refused earlier are admitted");
-      settled &= sandbox.awaitSettled();
-      sandbox.report();
-      sandbox.flip(true);
-      settled &= sandbox.awaitSettled();
-      sandbox.report();
-      out.println();
-      out.println(settled ? "sandbox: done" : "sandbox: some deployments did not settle in time");
-      out.flush();
-      return settled ? 0 : 1;
+      return story(sandbox, settled, out);
     }
+  }
+
+  /** The faults --faults asks for, once the options that need --serve are checked. */
+  private Faults faults() {
+    CommandLine commandLine = options.spec.commandLine();
+    if (options.noOperator && !options.serve) {
+      throw new CommandLine.ParameterException(
+          commandLine,
+          "--no-operator needs --serve: without an operator there is no story to tell");
+    }
+    if (options.faults == null) {
+      return Faults.none();
+    }
+    if (!options.serve) {
+      throw new CommandLine.ParameterException(
+          commandLine, "--faults needs --serve: the story runs without faults");
+    }
+    try {
+      return Faults.parse(options.faults);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(commandLine, e.getMessage());
+    }
+  }
+
+  /** Injects {@code faults} into the API server; their count is printed on the way out. */
+  private static void inject(Sandbox sandbox, Faults faults, PrintWriter out) {
+    sandbox.server().faults(faults);
+    out.println();
+    out.println("faults: " + faults + " (spared: the sandbox's own kubelet and controllers)");
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  out.println("faults injected: " + faults.total() + " " + faults.injected());
+                  out.flush();
+                }));
+  }
+
+  /** Writes the kubeconfig and serves until the process is stopped. */
+  private int serve(Sandbox sandbox, PrintWriter out) throws Exception {
+    Path kubeconfig = options.kubeconfig;
+    Files.writeString(kubeconfig, sandbox.server().kubeconfig());
+    out.println();
+    if (options.noOperator) {
+      out.println(
+          "No operator runs in this process: start one with"
+              + " 'kvcache run --kubeconfig "
+              + kubeconfig.toAbsolutePath()
+              + " --no-webhook'.");
+    }
+    out.println("ready: " + kubeconfig.toAbsolutePath());
+    out.flush();
+    awaitStop();
+    return 0;
+  }
+
+  /** The rest of the story: the Setting flipped off and back on, a report after each. */
+  private static int story(Sandbox sandbox, boolean settled, PrintWriter out) {
+    sandbox.flip(false);
+    sandbox.reapply(
+        "04-refused.yaml",
+        "With the Setting off nothing is refused: the deployments refused earlier are admitted");
+    settled &= sandbox.awaitSettled();
+    sandbox.report();
+    sandbox.flip(true);
+    settled &= sandbox.awaitSettled();
+    sandbox.report();
+    out.println();
+    out.println(settled ? "sandbox: done" : "sandbox: some deployments did not settle in time");
+    out.flush();
+    return settled ? 0 : 1;
   }
 
   private static void awaitStop() throws InterruptedException {

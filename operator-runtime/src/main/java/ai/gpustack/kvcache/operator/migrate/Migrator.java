@@ -5,7 +5,6 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
-import ai.gpustack.kvcache.resources.Setting;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -21,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * Carries out a {@link Plan} step by step. Each step first reads whether its effect is already in
@@ -44,13 +42,14 @@ public final class Migrator {
   private final Duration timeout;
   private Plan plan;
   private MigrationRecord record;
-  private Thread restoreHook;
+  private final DtypeSetting setting;
 
   /** {@code timeout} bounds each wait (for Pods to go, a deployment to be Ready, a release). */
   public Migrator(KubernetesClient client, PrintWriter out, Duration timeout) {
     this.client = client;
     this.out = out;
     this.timeout = timeout;
+    this.setting = new DtypeSetting(client);
   }
 
   /** Why a step could not complete; the migration stops there, resumable. */
@@ -79,83 +78,97 @@ public final class Migrator {
             + MigrationRecord.ANNOTATION
             + "):");
     out.flush();
-    int total = plan.steps().size();
     Optional<String> kept = Optional.empty();
     try {
       for (Step step : plan.steps()) {
-        out.print("  [" + step.number() + "/" + total + "] " + describe(step) + " ... ");
-        out.flush();
-        long start = System.nanoTime();
-        boolean ran;
-        try {
-          Result result = run(step);
-          ran = result != Result.ALREADY;
-          if (result == Result.KEPT) {
-            kept = Optional.of(step.name());
-          }
-        } catch (StepFailed | KubernetesClientException e) {
-          out.println("failed");
-          out.println();
-          out.println(
-              "kvcache migrate: step "
-                  + step.number()
-                  + "/"
-                  + total
-                  + " ("
-                  + describe(step)
-                  + ") failed: "
-                  + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-          out.println(
-              "Nothing after it ran, and the progress is recorded on "
-                  + plan.oldName()
-                  + ": run the same command again to resume.");
-          out.flush();
+        Optional<Result> result = carryOut(step);
+        if (result.isEmpty()) {
           return 1;
         }
-        out.println(
-            kept.isPresent() && step.action() == Step.Action.DELETE_BINDING
-                ? "kept"
-                : ran
-                    ? String.format("done (%.1f s)", (System.nanoTime() - start) / 1e9)
-                    : "already done");
-        out.flush();
-        if (step.action() != Step.Action.DELETE_BINDING) {
-          record = record.withCompleted(step.number());
-          writeRecord();
-        }
-        if (Integer.getInteger(HALT_AFTER_STEP, 0) == step.number()) {
-          Runtime.getRuntime().halt(137);
+        if (result.get() == Result.KEPT) {
+          kept = Optional.of(step.name());
         }
       }
     } finally {
       restoreSetting();
     }
     out.println();
-    if (kept.isPresent()) {
-      out.println(
-          "Moved every ModelDeployment to "
-              + plan.newName()
-              + "; the old Binding is kept while the workloads left to their owners hold it."
-              + " Point their Pod templates at "
-              + plan.newBinding().getMetadata().getName()
-              + ", then: kubectl -n "
-              + plan.oldBinding().getMetadata().getNamespace()
-              + " delete kvcachepoolbinding "
-              + kept.get());
-    } else {
-      out.println(
-          "migrated: "
-              + plan.oldName()
-              + " -> "
-              + plan.newName()
-              + " (dtype "
-              + plan.record().dtype()
-              + ", domain "
-              + plan.record().domain()
-              + ")");
-    }
+    out.println(kept.map(this::keptMessage).orElseGet(this::migratedMessage));
     out.flush();
     return 0;
+  }
+
+  /**
+   * Runs one step, prints how it went and records it done; empty when it failed, which is printed
+   * with how to resume.
+   */
+  private Optional<Result> carryOut(Step step) {
+    int total = plan.steps().size();
+    out.print("  [" + step.number() + "/" + total + "] " + step.describe() + " ... ");
+    out.flush();
+    long start = System.nanoTime();
+    Result result;
+    try {
+      result = run(step);
+    } catch (StepFailed | KubernetesClientException e) {
+      out.println("failed");
+      out.println();
+      out.println(
+          "kvcache migrate: step "
+              + step.number()
+              + "/"
+              + total
+              + " ("
+              + step.describe()
+              + ") failed: "
+              + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+      out.println(
+          "Nothing after it ran, and the progress is recorded on "
+              + plan.oldName()
+              + ": run the same command again to resume.");
+      out.flush();
+      return Optional.empty();
+    }
+    out.println(
+        switch (result) {
+          case KEPT -> "kept";
+          case RAN -> String.format("done (%.1f s)", (System.nanoTime() - start) / 1e9);
+          case ALREADY -> "already done";
+        });
+    out.flush();
+    // The old Binding's deletion is not recorded: the record goes with it.
+    if (step.action() != Step.Action.DELETE_BINDING) {
+      record = record.withCompleted(step.number());
+      writeRecord();
+    }
+    if (Integer.getInteger(HALT_AFTER_STEP, 0) == step.number()) {
+      Runtime.getRuntime().halt(137);
+    }
+    return Optional.of(result);
+  }
+
+  private String keptMessage(String oldBinding) {
+    return "Moved every ModelDeployment to "
+        + plan.newName()
+        + "; the old Binding is kept while the workloads left to their owners hold it."
+        + " Point their Pod templates at "
+        + plan.newBinding().getMetadata().getName()
+        + ", then: kubectl -n "
+        + plan.oldBinding().getMetadata().getNamespace()
+        + " delete kvcachepoolbinding "
+        + oldBinding;
+  }
+
+  private String migratedMessage() {
+    return "migrated: "
+        + plan.oldName()
+        + " -> "
+        + plan.newName()
+        + " (dtype "
+        + plan.record().dtype()
+        + ", domain "
+        + plan.record().domain()
+        + ")";
   }
 
   enum Result {
@@ -177,7 +190,7 @@ public final class Migrator {
         if (binding(ns, step.name()).isPresent()) {
           yield Result.ALREADY;
         }
-        create(plan.newBinding());
+        create(client, plan.newBinding());
         yield Result.RAN;
       }
       case CREATE_DEPLOYMENT -> {
@@ -195,19 +208,20 @@ public final class Migrator {
                   + newBinding);
         }
         create(
+            client,
             client
                 .getKubernetesSerialization()
                 .convertValue(step.manifest().orElseThrow(), ModelDeployment.class));
         yield Result.RAN;
       }
       case AWAIT_READY -> {
-        if (ready(deployment(ns, step.name()))) {
+        if (Readiness.ready(deployment(ns, step.name()))) {
           yield Result.ALREADY;
         }
         await(
             "ModelDeployment " + ns + "/" + step.name() + " to be Ready",
-            () -> ready(deployment(ns, step.name())),
-            () -> why(deployment(ns, step.name())));
+            () -> Readiness.ready(deployment(ns, step.name())),
+            () -> Readiness.why(deployment(ns, step.name())));
         yield Result.RAN;
       }
       case DELETE_DEPLOYMENT -> deleteDeployment(step);
@@ -234,7 +248,7 @@ public final class Migrator {
             .map(Plan.Moved::replacement)
             .findFirst()
             .orElse(name);
-    if (!replacement.equals(name) && !ready(deployment(ns, replacement))) {
+    if (!replacement.equals(name) && !Readiness.ready(deployment(ns, replacement))) {
       throw new StepFailed(
           "not deleting ModelDeployment "
               + ns
@@ -335,14 +349,14 @@ public final class Migrator {
   }
 
   private Result settingOff() {
-    String now = settingValue().orElse("true");
+    String now = setting.value().orElse("true");
     if (record.settingWas().isEmpty()) {
       record = record.withSettingWas(now);
       writeRecord();
     }
-    installRestoreHook();
+    setting.restoreOnShutdown(this::restoreSetting);
     if (Settings.parseBool(now).orElse(true)) {
-      writeSetting("false");
+      setting.write("false");
       return Result.RAN;
     }
     return Result.ALREADY;
@@ -354,55 +368,12 @@ public final class Migrator {
       return false;
     }
     String was = record.settingWas().get();
-    if (restoreHook != null) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(restoreHook);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook is running this very restore.
-      }
-      restoreHook = null;
-    }
-    if (settingValue().orElse("true").equals(was)) {
+    setting.cancelRestoreOnShutdown();
+    if (setting.value().orElse("true").equals(was)) {
       return false;
     }
-    writeSetting(was);
+    setting.write(was);
     return true;
-  }
-
-  private void installRestoreHook() {
-    if (restoreHook == null) {
-      restoreHook = new Thread(this::restoreSetting, "kvcache-migrate-restore-setting");
-      Runtime.getRuntime().addShutdownHook(restoreHook);
-    }
-  }
-
-  private Optional<String> settingValue() {
-    Setting setting =
-        client
-            .resources(Setting.class)
-            .inNamespace(Settings.NAMESPACE)
-            .withName(Planner.SETTING)
-            .get();
-    return Optional.ofNullable(setting).map(s -> Setting.values(Stream.of(s)).get(Planner.SETTING));
-  }
-
-  private void writeSetting(String value) {
-    ObjectNode patch = JSON.createObjectNode();
-    patch.putObject("spec").put("value", value);
-    var resource =
-        client.resources(Setting.class).inNamespace(Settings.NAMESPACE).withName(Planner.SETTING);
-    if (resource.get() == null) {
-      ObjectNode created = JSON.createObjectNode();
-      created.put("apiVersion", "gpustack.ai/v1").put("kind", "Setting");
-      created
-          .putObject("metadata")
-          .put("name", Planner.SETTING)
-          .put("namespace", Settings.NAMESPACE);
-      created.putObject("spec").put("value", value);
-      create(client.getKubernetesSerialization().convertValue(created, Setting.class));
-    } else {
-      resource.patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
-    }
   }
 
   private void writeRecord() {
@@ -418,7 +389,8 @@ public final class Migrator {
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
   }
 
-  private <T extends HasMetadata> void create(T object) {
+  /** Creates {@code object}; one that exists already is left as it is. */
+  static <T extends HasMetadata> void create(KubernetesClient client, T object) {
     try {
       client.resource(object).create();
     } catch (KubernetesClientException e) {
@@ -470,44 +442,6 @@ public final class Migrator {
         .toList();
   }
 
-  static boolean ready(Optional<ModelDeployment> md) {
-    return md.filter(d -> d.getStatus() != null)
-        .filter(d -> d.getMetadata().getDeletionTimestamp() == null)
-        .filter(d -> d.getStatus().phase().map("Ready"::equals).orElse(false))
-        .filter(
-            d ->
-                d.getStatus()
-                    .observedGeneration()
-                    .map(g -> g.equals(d.getMetadata().getGeneration()))
-                    .orElse(false))
-        .isPresent();
-  }
-
-  private static String why(Optional<ModelDeployment> md) {
-    if (md.isEmpty()) {
-      return "it is gone";
-    }
-    if (md.get().getStatus() == null) {
-      return "the operator has not reported on it (is it running?)";
-    }
-    String phase = md.get().getStatus().phase().orElse("no phase");
-    String conditions =
-        md.get().getStatus().conditions().stream()
-            .filter(c -> !"True".equals(c.status()))
-            .map(
-                c ->
-                    c.type()
-                        + "="
-                        + c.status()
-                        + " "
-                        + c.reason().orElse("")
-                        + ": "
-                        + c.message().orElse(""))
-            .reduce((a, b) -> a + "; " + b)
-            .orElse("");
-    return "phase " + phase + (conditions.isEmpty() ? "" : " (" + conditions + ")");
-  }
-
   private void await(String what, Supplier<Boolean> done, Supplier<String> why) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!done.get()) {
@@ -522,16 +456,5 @@ public final class Migrator {
         throw new StepFailed("interrupted while waiting for " + what);
       }
     }
-  }
-
-  static String describe(Step step) {
-    return switch (step.action()) {
-      case SETTING_OFF -> "turn Setting " + step.name() + " off";
-      case RESTORE_SETTING -> "restore Setting " + step.name();
-      case CREATE_BINDING, CREATE_DEPLOYMENT -> "create " + step.object();
-      case AWAIT_READY -> "wait for " + step.object() + " to be Ready";
-      case DELETE_DEPLOYMENT, DELETE_BINDING -> "delete " + step.object();
-      case PATCH_TEMPLATE -> "point the Pod template of " + step.object() + " at the new Binding";
-    };
   }
 }

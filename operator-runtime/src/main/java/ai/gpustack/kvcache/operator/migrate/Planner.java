@@ -6,37 +6,23 @@ import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.api.Dns;
 import ai.gpustack.kvcache.api.Settings;
-import ai.gpustack.kvcache.attach.Attachment;
-import ai.gpustack.kvcache.attach.AttachmentResolver;
-import ai.gpustack.kvcache.attach.BindingRef;
-import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.operator.migrate.Plan.Injected;
 import ai.gpustack.kvcache.operator.migrate.Plan.Moved;
 import ai.gpustack.kvcache.operator.migrate.Step.Action;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
-import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
-import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
-import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Turns a {@link Snapshot} into a {@link Plan}, touching nothing. Every object the plan would write
@@ -46,9 +32,7 @@ import java.util.TreeSet;
  */
 public final class Planner {
   static final String SETTING = Settings.KV_CACHE_DTYPE_OWNED.name();
-  private static final Set<String> PATCHABLE =
-      Set.of("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet");
-  private static final KubernetesSerialization SERIALIZATION = KvCacheSerialization.create();
+  static final KubernetesSerialization SERIALIZATION = KvCacheSerialization.create();
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final EngineRegistry engines;
@@ -56,6 +40,13 @@ public final class Planner {
   public Planner(EngineRegistry engines) {
     this.engines = engines;
   }
+
+  /**
+   * Where a migration goes: its strategy, the new Binding (name, domain, the object itself) and the
+   * suffix its derived names carry. A recorded migration's choices win over the request's.
+   */
+  record Target(
+      Strategy strategy, String suffix, String newName, String domain, KVCachePoolBinding fresh) {}
 
   /**
    * The plan for {@code request} on {@code snapshot}, whose Binding {@code request.name()} must
@@ -66,234 +57,66 @@ public final class Planner {
         snapshot
             .binding(request.name())
             .orElseThrow(() -> new IllegalArgumentException("no Binding " + request.name()));
-    String ns = request.namespace();
-    List<String> refusals = new ArrayList<>();
-    List<String> warnings = new ArrayList<>();
     Optional<MigrationRecord> recorded =
         MigrationRecord.read(
             Optional.ofNullable(old.getMetadata().getAnnotations())
                 .map(a -> a.get(MigrationRecord.ANNOTATION)));
-    recorded.ifPresent(r -> conflicts(r, request, refusals));
+    PlanDraft draft = new PlanDraft();
+    recorded.ifPresent(r -> conflicts(r, request).forEach(draft::refuse));
+    Admission admission =
+        new Admission(
+            engines, MemoryClusterView.of(snapshot.objects()).withSetting(SETTING, "true"));
+    Target target = target(snapshot, request, old, recorded, admission);
+    refuseIfDeleting(old, recorded, request, draft);
+    boolean settingOff = settingOff(snapshot, request, recorded, draft);
+    createBinding(snapshot, request, target, admission, draft);
+    Map<String, JsonNode> manifests =
+        DeploymentMoves.manifests(snapshot, request.name(), recorded, target);
+    DeploymentMoves moves = new DeploymentMoves(engines, snapshot, target, request.namespace());
+    List<Moved> moved = moves.move(manifests, draft);
+    List<Injected> injected =
+        new InjectedWorkloads(engines, request, target.newName(), moves.planned())
+            .find(snapshot, draft);
+    patchTemplates(injected, request.namespace(), target.newName(), draft);
+    if (settingOff) {
+      restoreSetting(snapshot, recorded, draft);
+    }
+    deleteOldBinding(request, injected, draft);
+    return new Plan(
+        request,
+        old,
+        target.fresh(),
+        record(recorded, request, target, manifests),
+        recorded.isPresent(),
+        moved,
+        injected,
+        draft.steps(),
+        draft.refusals(),
+        draft.warnings());
+  }
+
+  private static Target target(
+      Snapshot snapshot,
+      MigrationRequest request,
+      KVCachePoolBinding old,
+      Optional<MigrationRecord> recorded,
+      Admission admission) {
     String suffix = suffix(request.dtype());
     Strategy strategy =
         recorded.map(MigrationRecord::strategy).or(request::strategy).orElse(Strategy.RECREATE);
     String newName = recorded.map(MigrationRecord::newBinding).orElse(newBindingName(request));
-    MemoryClusterView view = MemoryClusterView.of(snapshot.objects()).withSetting(SETTING, "true");
-    Admission admission = new Admission(engines, view);
     String domain =
         recorded
             .map(MigrationRecord::domain)
             .or(request::domain)
             .orElseGet(
                 () -> freeDomain(admission, old, newName, request.dtype(), snapshot, suffix));
-    KVCachePoolBinding fresh = newBinding(old, newName, domain, request.dtype());
-    boolean ownedNow =
-        Settings.effective(Setting.values(snapshot.settings().stream())).kvCacheDtypeOwned();
-    if (old.getMetadata().getDeletionTimestamp() != null && recorded.isEmpty()) {
-      refusals.add(
-          "KVCachePoolBinding "
-              + ns
-              + "/"
-              + request.name()
-              + " is being deleted: its workloads are already on their way out; recreate them on"
-              + " a new Binding by hand");
-    }
-
-    List<Step> steps = new ArrayList<>();
-    boolean settingOff =
-        request.settingOffWhileMigrating()
-            || recorded.flatMap(MigrationRecord::settingWas).isPresent();
-    if (settingOff) {
-      steps.add(
-          step(
-              steps,
-              Action.SETTING_OFF,
-              "Setting",
-              Settings.NAMESPACE,
-              SETTING,
-              "turn the dtype Setting off while the deployments move (restored at the end)",
-              List.of(settingPatch("false")),
-              Optional.empty()));
-    } else if (!ownedNow) {
-      warnings.add(
-          "Setting "
-              + SETTING
-              + " is off: the new Binding's dtype is rendered once it is turned back on");
-    }
-
-    Optional<KVCachePoolBinding> existing = snapshot.binding(newName);
-    if (existing.isPresent()) {
-      if (!sameDomain(existing.get(), fresh)) {
-        refusals.add(
-            "KVCachePoolBinding "
-                + ns
-                + "/"
-                + newName
-                + " already exists and declares another domain or dtype; pass --new-binding with"
-                + " an unused name");
-      }
-    } else {
-      Decision created = admit(admission, Route.KV_CACHE_POOL_BINDING, fresh);
-      if (!created.allowed()) {
-        refusals.add("create KVCachePoolBinding " + ns + "/" + newName + ": " + created.message());
-      }
-      warnings.addAll(created.warnings());
-    }
-    JsonNode freshJson = SERIALIZATION.convertValue(fresh, JsonNode.class);
-    steps.add(
-        step(
-            steps,
-            Action.CREATE_BINDING,
-            "KVCachePoolBinding",
-            ns,
-            newName,
-            "create the new Binding: pool "
-                + fresh.getSpec().poolRef().name()
-                + ", domain "
-                + domain
-                + ", dtype "
-                + request.dtype(),
-            List.of("kubectl create -f " + newName + ".yaml   # the manifest above"),
-            Optional.of(freshJson)));
-
-    Map<String, JsonNode> manifests = new LinkedHashMap<>();
-    recorded.ifPresent(r -> manifests.putAll(r.deployments()));
-    snapshot.deployments().stream()
-        .filter(md -> md.attachesThrough(request.name()))
-        .filter(md -> md.getMetadata().getDeletionTimestamp() == null)
-        .sorted(Comparator.comparing(md -> md.getMetadata().getName()))
-        .forEach(
-            md ->
-                manifests.putIfAbsent(
-                    md.getMetadata().getName(),
-                    manifest(
-                        md,
-                        replacementName(md.getMetadata().getName(), strategy, suffix),
-                        newName)));
-
-    List<HasMetadata> planned = new ArrayList<>(snapshot.objects());
-    planned.add(fresh);
-    List<Moved> moved = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> entry : manifests.entrySet()) {
-      String name = entry.getKey();
-      JsonNode manifest = entry.getValue();
-      String replacement = manifest.path("metadata").path("name").asText();
-      ModelDeployment next = SERIALIZATION.convertValue(manifest, ModelDeployment.class);
-      Optional<ModelDeployment> placed =
-          snapshot.deployment(replacement).filter(d -> d.attachesThrough(newName));
-      if (strategy == Strategy.RECREATE) {
-        planned.removeIf(
-            o -> o instanceof ModelDeployment && name.equals(o.getMetadata().getName()));
-      } else if (placed.isEmpty() && snapshot.deployment(replacement).isPresent()) {
-        refusals.add(
-            "create ModelDeployment "
-                + ns
-                + "/"
-                + replacement
-                + ": a ModelDeployment of that name already exists and is not attached through "
-                + newName);
-      }
-      if (placed.isEmpty()) {
-        Decision decision =
-            new Admission(engines, MemoryClusterView.of(planned).withSetting(SETTING, "true"))
-                .decide(Route.MODEL_DEPLOYMENT, request(next));
-        if (!decision.allowed()) {
-          refusals.add(
-              "create ModelDeployment " + ns + "/" + replacement + ": " + decision.message());
-        }
-        warnings.addAll(decision.warnings());
-        planned.add(next);
-      }
-      String engine = next.getSpec() == null ? "?" : next.getSpec().engine().name();
-      moved.add(new Moved(name, engine, replacement, restarts(snapshot, name)));
-      steps.addAll(
-          deploymentSteps(
-              steps.size(), strategy, ns, name, replacement, newName, suffix, manifest));
-    }
-
-    List<Injected> injected = injected(snapshot, request, newName, planned, refusals);
-    for (Injected workload : injected) {
-      if (workload.patched()) {
-        steps.add(
-            step(
-                steps,
-                Action.PATCH_TEMPLATE,
-                workload.kind(),
-                ns,
-                workload.name(),
-                "point its Pod template at the new Binding (its owner rolls its Pods)",
-                List.of(templatePatch(ns, workload.kind(), workload.name(), newName)),
-                Optional.empty()));
-      }
-    }
-    if (settingOff) {
-      steps.add(
-          step(
-              steps,
-              Action.RESTORE_SETTING,
-              "Setting",
-              Settings.NAMESPACE,
-              SETTING,
-              "restore the dtype Setting",
-              List.of(
-                  settingPatch(
-                      recorded
-                          .flatMap(MigrationRecord::settingWas)
-                          .orElse(settingValue(snapshot)))),
-              Optional.empty()));
-    }
-    steps.add(
-        step(
-            steps,
-            Action.DELETE_BINDING,
-            "KVCachePoolBinding",
-            ns,
-            request.name(),
-            injected.stream().allMatch(Injected::patched)
-                ? "delete the old Binding once nothing holds it"
-                : "delete the old Binding once nothing holds it (the workloads left to their"
-                    + " owners hold it until their templates move)",
-            List.of(
-                "kubectl -n " + ns + " delete kvcachepoolbinding " + request.name() + " --wait"),
-            Optional.empty()));
-
-    MigrationRecord record =
-        recorded.orElseGet(
-            () ->
-                new MigrationRecord(
-                    request.dtype(),
-                    newName,
-                    domain,
-                    strategy,
-                    request.includeInjected(),
-                    Optional.empty(),
-                    Map.of(),
-                    0));
-    record =
-        new MigrationRecord(
-            record.dtype(),
-            record.newBinding(),
-            record.domain(),
-            record.strategy(),
-            record.includeInjected() || request.includeInjected(),
-            record.settingWas(),
-            manifests,
-            record.completed());
-    return new Plan(
-        request,
-        old,
-        fresh,
-        record,
-        recorded.isPresent(),
-        moved,
-        injected,
-        steps,
-        refusals,
-        warnings.stream().distinct().toList());
+    return new Target(
+        strategy, suffix, newName, domain, newBinding(old, newName, domain, request.dtype()));
   }
 
-  private static void conflicts(
-      MigrationRecord r, MigrationRequest request, List<String> refusals) {
+  /** What a recorded migration chose that the request now contradicts, each a refusal. */
+  private static List<String> conflicts(MigrationRecord r, MigrationRequest request) {
     String where =
         " is recorded on KVCachePoolBinding "
             + request.namespace()
@@ -302,15 +125,14 @@ public final class Planner {
             + " (annotation "
             + MigrationRecord.ANNOTATION
             + ")";
+    List<String> refusals = new ArrayList<>();
     if (!r.dtype().equals(request.dtype())) {
       refusals.add(
           "a migration to dtype \""
               + r.dtype()
               + "\""
               + where
-              + "; run with --dtype "
-              + r.dtype()
-              + " to finish it");
+              + rerun("--dtype", r.dtype(), false));
     }
     request
         .domain()
@@ -321,9 +143,7 @@ public final class Planner {
                     "a migration to domain "
                         + r.domain()
                         + where
-                        + "; run with --domain "
-                        + r.domain()
-                        + " or without it"));
+                        + rerun("--domain", r.domain(), true)));
     request
         .newBinding()
         .filter(n -> !n.equals(r.newBinding()))
@@ -333,9 +153,8 @@ public final class Planner {
                     "a migration to Binding "
                         + r.newBinding()
                         + where
-                        + "; run with --new-binding "
-                        + r.newBinding()
-                        + " or without it"));
+                        + rerun("--new-binding", r.newBinding(), true)));
+    String strategy = r.strategy().word();
     request
         .strategy()
         .filter(s -> s != r.strategy())
@@ -343,272 +162,180 @@ public final class Planner {
             s ->
                 refusals.add(
                     "a migration with strategy "
-                        + r.strategy().word()
+                        + strategy
                         + where
-                        + "; run with --strategy "
-                        + r.strategy().word()
-                        + " or without it"));
+                        + rerun("--strategy", strategy, true)));
+    return refusals;
   }
 
-  private static List<Step> deploymentSteps(
-      int before,
-      Strategy strategy,
-      String ns,
-      String name,
-      String replacement,
-      String newBinding,
-      String suffix,
-      JsonNode manifest) {
-    List<Step> steps = new ArrayList<>();
-    String save =
-        "kubectl -n "
-            + ns
-            + " get modeldeployment "
-            + name
-            + " -o json | jq '{apiVersion, kind, metadata: {name: \""
-            + replacement
-            + "\", namespace: .metadata.namespace, labels: .metadata.labels, annotations: (.metadata.annotations // {} | del(.[\"kubectl.kubernetes.io/last-applied-configuration\"]))},"
-            + " spec: (.spec | .kvCache.poolRef.name = \""
-            + newBinding
-            + "\")}' > "
-            + replacement
-            + ".json";
-    Step delete =
-        new Step(
-            0,
-            Action.DELETE_DEPLOYMENT,
-            "ModelDeployment",
-            ns,
-            name,
-            strategy == Strategy.RECREATE
-                ? "delete it and wait for its Pods to go (its manifest is kept in the migration"
-                    + " record)"
-                : "delete the old deployment once " + replacement + " is Ready",
-            strategy == Strategy.RECREATE
-                ? List.of(save, "kubectl -n " + ns + " delete modeldeployment " + name + " --wait")
-                : List.of("kubectl -n " + ns + " delete modeldeployment " + name + " --wait"),
-            Optional.empty());
-    Step create =
-        new Step(
-            0,
-            Action.CREATE_DEPLOYMENT,
-            "ModelDeployment",
-            ns,
-            replacement,
-            "create it against " + newBinding,
-            strategy == Strategy.RECREATE
-                ? List.of("kubectl create -f " + replacement + ".json")
-                : List.of(save, "kubectl create -f " + replacement + ".json"),
-            Optional.of(manifest));
-    Step ready =
-        new Step(
-            0,
-            Action.AWAIT_READY,
-            "ModelDeployment",
-            ns,
-            replacement,
-            "wait until it is Ready",
-            List.of(
-                "kubectl -n "
-                    + ns
-                    + " wait modeldeployment/"
-                    + replacement
-                    + " --for=jsonpath='{.status.phase}'=Ready --timeout=10m"),
-            Optional.empty());
-    List<Step> order =
-        strategy == Strategy.RECREATE
-            ? List.of(delete, create, ready)
-            : List.of(create, ready, delete);
-    for (Step s : order) {
-      steps.add(
-          new Step(
-              before + steps.size() + 1,
-              s.action(),
-              s.kind(),
-              s.namespace(),
-              s.name(),
-              s.summary(),
-              s.kubectl(),
-              s.manifest()));
-    }
-    return steps;
+  /** How to run again to finish the recorded migration: with its value, or the option left out. */
+  private static String rerun(String option, String value, boolean optional) {
+    return "; run with " + option + " " + value + (optional ? " or without it" : " to finish it");
   }
 
-  private List<Injected> injected(
-      Snapshot snapshot,
+  private static void refuseIfDeleting(
+      KVCachePoolBinding old,
+      Optional<MigrationRecord> recorded,
       MigrationRequest request,
-      String newName,
-      List<HasMetadata> planned,
-      List<String> refusals) {
-    String ns = request.namespace();
-    MemoryClusterView view = MemoryClusterView.of(planned).withSetting(SETTING, "true");
-    AttachmentResolver resolver = new AttachmentResolver(engines);
-    List<Injected> found = new ArrayList<>();
-    Set<String> covered = new TreeSet<>();
-    for (HasMetadata workload : snapshot.workloads()) {
-      if (controlled(workload.getMetadata().getOwnerReferences())) {
-        continue;
-      }
-      JsonNode template = templateMetadata(workload);
-      if (!"true".equals(template.path("labels").path(Keys.INJECT).asText())
-          || !request.name().equals(template.path("annotations").path(Keys.BINDING).asText())) {
-        continue;
-      }
-      String kind = workload.getKind();
-      String name = workload.getMetadata().getName();
-      List<String> pods =
-          snapshot.pods().stream()
-              .filter(p -> ownedBy(p, kind, name))
-              .map(p -> p.getMetadata().getName())
-              .sorted()
-              .toList();
-      covered.addAll(pods);
-      Optional<String> engine =
-          Optional.ofNullable(template.path("annotations").path(Keys.ENGINE).asText(null));
-      Optional<String> version =
-          Optional.ofNullable(template.path("annotations").path(Keys.ENGINE_VERSION).asText(null));
-      check(resolver, view, ns, newName, kind + " " + name, engine, version, refusals);
-      boolean patched = request.includeInjected() && PATCHABLE.contains(kind);
-      found.add(
-          new Injected(
-              kind,
-              name,
-              engine.orElse("?"),
-              patched,
-              pods,
-              templatePatch(ns, kind, name, newName)));
+      PlanDraft draft) {
+    if (old.getMetadata().getDeletionTimestamp() != null && recorded.isEmpty()) {
+      draft.refuse(
+          "KVCachePoolBinding "
+              + request.namespace()
+              + "/"
+              + request.name()
+              + " is being deleted: its workloads are already on their way out; recreate them on"
+              + " a new Binding by hand");
     }
-    for (Pod pod : snapshot.pods()) {
-      if (pod.getMetadata().getDeletionTimestamp() != null
-          || covered.contains(pod.getMetadata().getName())
-          || !Pods.injectionRequested(pod)
-          || !Pods.annotation(pod, Keys.BINDING).map(request.name()::equals).orElse(false)) {
-        continue;
-      }
-      Optional<OwnerReference> owner =
-          pod.getMetadata().getOwnerReferences().stream()
-              .filter(o -> Boolean.TRUE.equals(o.getController()))
-              .findFirst();
-      String name = pod.getMetadata().getName();
-      check(
-          resolver,
-          view,
-          ns,
-          newName,
-          "Pod " + name,
-          Pods.annotation(pod, Keys.ENGINE),
-          Pods.annotation(pod, Keys.ENGINE_VERSION),
-          refusals);
-      found.add(
-          new Injected(
-              owner.map(OwnerReference::getKind).orElse("Pod"),
-              owner.map(OwnerReference::getName).orElse(name),
-              Pods.annotation(pod, Keys.ENGINE).orElse("?"),
-              false,
-              List.of(name),
-              owner.isPresent()
-                  ? "point the Pod template of its owner at "
-                      + newName
-                      + " (annotation "
-                      + Keys.BINDING
-                      + ")"
-                  : "recreate the Pod with annotation " + Keys.BINDING + ": " + newName));
-    }
-    return found;
-  }
-
-  private void check(
-      AttachmentResolver resolver,
-      MemoryClusterView view,
-      String ns,
-      String newName,
-      String subject,
-      Optional<String> engineName,
-      Optional<String> version,
-      List<String> refusals) {
-    Optional<Engine> engine = engineName.flatMap(engines::find);
-    if (engine.isEmpty()) {
-      refusals.add(
-          subject
-              + " on "
-              + newName
-              + ": its engine "
-              + engineName
-                  .map(e -> "\"" + e + "\" is not registered")
-                  .orElse("is not named (annotation " + Keys.ENGINE + ")"));
-      return;
-    }
-    Attachment attachment =
-        resolver.resolve(
-            new BindingRef(ns, newName, "metadata.annotations[" + Keys.BINDING + "]"),
-            Workload.admitted(Workload.POD, subject),
-            engine.get(),
-            version,
-            view.settings(),
-            view);
-    attachment
-        .refusal()
-        .ifPresent(r -> refusals.add(subject + " on " + newName + ": " + r.message()));
-  }
-
-  private static boolean controlled(List<OwnerReference> owners) {
-    return owners != null && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
   }
 
   /**
-   * Whether {@code pod} belongs to workload {@code kind/name}, directly or through its ReplicaSet.
+   * Turns the Setting off first when asked, or when a recorded run did; otherwise warns if it is
+   * off now. Whether the plan turns it off (and so restores it at the end).
    */
-  private static boolean ownedBy(Pod pod, String kind, String name) {
-    return pod.getMetadata().getOwnerReferences().stream()
-        .anyMatch(
-            o ->
-                (o.getKind().equals(kind) && o.getName().equals(name))
-                    || (kind.equals("Deployment")
-                        && o.getKind().equals("ReplicaSet")
-                        && o.getName().startsWith(name + "-"))
-                    || (kind.equals("CronJob")
-                        && o.getKind().equals("Job")
-                        && o.getName().startsWith(name + "-")));
-  }
-
-  private static JsonNode templateMetadata(HasMetadata workload) {
-    JsonNode spec = SERIALIZATION.convertValue(workload, JsonNode.class).path("spec");
-    if (workload.getKind().equals("CronJob")) {
-      spec = spec.path("jobTemplate").path("spec");
+  private static boolean settingOff(
+      Snapshot snapshot,
+      MigrationRequest request,
+      Optional<MigrationRecord> recorded,
+      PlanDraft draft) {
+    boolean settingOff =
+        request.settingOffWhileMigrating()
+            || recorded.flatMap(MigrationRecord::settingWas).isPresent();
+    if (settingOff) {
+      draft.step(
+          Action.SETTING_OFF,
+          "Setting",
+          Settings.NAMESPACE,
+          SETTING,
+          "turn the dtype Setting off while the deployments move (restored at the end)",
+          List.of(settingPatch("false")),
+          Optional.empty());
+    } else if (!Settings.effective(Setting.values(snapshot.settings().stream()))
+        .kvCacheDtypeOwned()) {
+      draft.warn(
+          List.of(
+              "Setting "
+                  + SETTING
+                  + " is off: the new Binding's dtype is rendered once it is turned back on"));
     }
-    return spec.path("template").path("metadata");
+    return settingOff;
   }
 
-  private static String templatePatch(String ns, String kind, String name, String binding) {
-    ObjectNode annotations = JSON.createObjectNode().put(Keys.BINDING, binding);
-    ObjectNode template = JSON.createObjectNode();
-    template.putObject("metadata").set("annotations", annotations);
-    ObjectNode patch = JSON.createObjectNode();
-    if (kind.equals("CronJob")) {
-      patch.putObject("spec").putObject("jobTemplate").putObject("spec").set("template", template);
-    } else {
-      patch.putObject("spec").set("template", template);
+  /** Creates the new Binding, unless one of that name declares the same domain already. */
+  private static void createBinding(
+      Snapshot snapshot,
+      MigrationRequest request,
+      Target target,
+      Admission admission,
+      PlanDraft draft) {
+    String ns = request.namespace();
+    String newName = target.newName();
+    KVCachePoolBinding fresh = target.fresh();
+    Optional<KVCachePoolBinding> existing = snapshot.binding(newName);
+    if (existing.isPresent() && !sameDomain(existing.get(), fresh)) {
+      draft.refuse(
+          "KVCachePoolBinding "
+              + ns
+              + "/"
+              + newName
+              + " already exists and declares another domain or dtype; pass --new-binding with"
+              + " an unused name");
+    } else if (existing.isEmpty()) {
+      Decision created = admit(admission, Route.KV_CACHE_POOL_BINDING, fresh);
+      if (!created.allowed()) {
+        draft.refuse("create KVCachePoolBinding " + ns + "/" + newName + ": " + created.message());
+      }
+      draft.warn(created.warnings());
     }
-    return "kubectl -n "
-        + ns
-        + " patch "
-        + kind.toLowerCase(java.util.Locale.ROOT)
-        + " "
-        + name
-        + " --type merge -p '"
-        + patch
-        + "'";
+    draft.step(
+        Action.CREATE_BINDING,
+        "KVCachePoolBinding",
+        ns,
+        newName,
+        "create the new Binding: pool "
+            + fresh.getSpec().poolRef().name()
+            + ", domain "
+            + target.domain()
+            + ", dtype "
+            + request.dtype(),
+        List.of("kubectl create -f " + newName + ".yaml   # the manifest above"),
+        Optional.of(SERIALIZATION.convertValue(fresh, JsonNode.class)));
   }
 
-  private static List<String> restarts(Snapshot snapshot, String name) {
-    return snapshot.pods().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> p.getMetadata().getLabels() != null)
-        .filter(p -> name.equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
-        .filter(p -> p.getMetadata().getLabels().containsKey(Keys.MANAGED_BY))
-        .map(p -> p.getMetadata().getName())
-        .sorted()
-        .toList();
+  private static void patchTemplates(
+      List<Injected> injected, String ns, String newName, PlanDraft draft) {
+    for (Injected workload : injected) {
+      if (workload.patched()) {
+        draft.step(
+            Action.PATCH_TEMPLATE,
+            workload.kind(),
+            ns,
+            workload.name(),
+            "point its Pod template at the new Binding (its owner rolls its Pods)",
+            List.of(InjectedWorkloads.templatePatch(ns, workload.kind(), workload.name(), newName)),
+            Optional.empty());
+      }
+    }
+  }
+
+  /** Restores the Setting to what it was before the first run turned it off. */
+  private static void restoreSetting(
+      Snapshot snapshot, Optional<MigrationRecord> recorded, PlanDraft draft) {
+    draft.step(
+        Action.RESTORE_SETTING,
+        "Setting",
+        Settings.NAMESPACE,
+        SETTING,
+        "restore the dtype Setting",
+        List.of(
+            settingPatch(
+                recorded.flatMap(MigrationRecord::settingWas).orElse(settingValue(snapshot)))),
+        Optional.empty());
+  }
+
+  private static void deleteOldBinding(
+      MigrationRequest request, List<Injected> injected, PlanDraft draft) {
+    String ns = request.namespace();
+    draft.step(
+        Action.DELETE_BINDING,
+        "KVCachePoolBinding",
+        ns,
+        request.name(),
+        injected.stream().allMatch(Injected::patched)
+            ? "delete the old Binding once nothing holds it"
+            : "delete the old Binding once nothing holds it (the workloads left to their"
+                + " owners hold it until their templates move)",
+        List.of("kubectl -n " + ns + " delete kvcachepoolbinding " + request.name() + " --wait"),
+        Optional.empty());
+  }
+
+  /** The record the run writes: the recorded one (or a new one) with every manifest it moves. */
+  private static MigrationRecord record(
+      Optional<MigrationRecord> recorded,
+      MigrationRequest request,
+      Target target,
+      Map<String, JsonNode> manifests) {
+    MigrationRecord record =
+        recorded.orElseGet(
+            () ->
+                new MigrationRecord(
+                    request.dtype(),
+                    target.newName(),
+                    target.domain(),
+                    target.strategy(),
+                    request.includeInjected(),
+                    Optional.empty(),
+                    Map.of(),
+                    0));
+    return new MigrationRecord(
+        record.dtype(),
+        record.newBinding(),
+        record.domain(),
+        record.strategy(),
+        record.includeInjected() || request.includeInjected(),
+        record.settingWas(),
+        manifests,
+        record.completed());
   }
 
   /**
@@ -646,7 +373,7 @@ public final class Planner {
     return admission.decide(route, request(object));
   }
 
-  private static Request request(HasMetadata object) {
+  static Request request(HasMetadata object) {
     return new Request(
         "kvcache-migrate",
         object.getKind(),
@@ -672,35 +399,10 @@ public final class Planner {
     return SERIALIZATION.convertValue(json, KVCachePoolBinding.class);
   }
 
-  private static JsonNode manifest(ModelDeployment md, String name, String binding) {
-    ObjectNode json = SERIALIZATION.convertValue(md, ObjectNode.class);
-    ObjectNode metadata = JSON.createObjectNode();
-    metadata.put("name", name).put("namespace", md.getMetadata().getNamespace());
-    if (md.getMetadata().getLabels() != null && !md.getMetadata().getLabels().isEmpty()) {
-      metadata.set("labels", JSON.valueToTree(md.getMetadata().getLabels()));
-    }
-    Map<String, String> annotations = new LinkedHashMap<>();
-    if (md.getMetadata().getAnnotations() != null) {
-      annotations.putAll(md.getMetadata().getAnnotations());
-      annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
-    }
-    if (!annotations.isEmpty()) {
-      metadata.set("annotations", JSON.valueToTree(annotations));
-    }
-    json.set("metadata", metadata);
-    json.remove("status");
-    ((ObjectNode) json.path("spec").path("kvCache").path("poolRef")).put("name", binding);
-    return json;
-  }
-
   private static boolean sameDomain(KVCachePoolBinding a, KVCachePoolBinding b) {
     return a.getSpec() != null
         && a.getSpec().poolRef().equals(b.getSpec().poolRef())
         && a.getSpec().domain().equals(b.getSpec().domain());
-  }
-
-  private static String replacementName(String name, Strategy strategy, String suffix) {
-    return strategy == Strategy.RECREATE ? name : trim(name + "-" + suffix, 253);
   }
 
   /** The new Binding's name when no migration is recorded: asked, or {@code <old>-<dtype>}. */
@@ -715,7 +417,7 @@ public final class Planner {
     return s.isEmpty() ? "migrated" : s;
   }
 
-  private static String trim(String name, int max) {
+  static String trim(String name, int max) {
     String s = name.length() <= max ? name : name.substring(0, max);
     return s.replaceAll("-+$", "");
   }
@@ -732,17 +434,5 @@ public final class Planner {
         + " --type merge -p '{\"spec\":{\"value\":\""
         + value
         + "\"}}'";
-  }
-
-  private static Step step(
-      List<Step> before,
-      Action action,
-      String kind,
-      String ns,
-      String name,
-      String summary,
-      List<String> kubectl,
-      Optional<JsonNode> manifest) {
-    return new Step(before.size() + 1, action, kind, ns, name, summary, kubectl, manifest);
   }
 }

@@ -33,6 +33,18 @@ public record Step(
     DELETE_BINDING
   }
 
+  /** What the step does, as its progress line names it. */
+  String describe() {
+    return switch (action) {
+      case SETTING_OFF -> "turn Setting " + name + " off";
+      case RESTORE_SETTING -> "restore Setting " + name;
+      case CREATE_BINDING, CREATE_DEPLOYMENT -> "create " + object();
+      case AWAIT_READY -> "wait for " + object() + " to be Ready";
+      case DELETE_DEPLOYMENT, DELETE_BINDING -> "delete " + object();
+      case PATCH_TEMPLATE -> "point the Pod template of " + object() + " at the new Binding";
+    };
+  }
+
   /** {@code ModelDeployment team-a/chat}. */
   public String object() {
     return kind + " " + (namespace.isEmpty() ? "" : namespace + "/") + name;
