@@ -47,6 +47,8 @@ class LayeringTest {
             ".webhook",
             ".sandbox",
             ".operator.reconcile",
+            ".operator.informers",
+            ".operator.status",
             ".operator.cli")) {
       assertThat(MAIN.containPackage(BASE + module)).as(BASE + module).isTrue();
     }
@@ -118,6 +120,18 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage(BASE + ".operator.reconcile..")
+        .check(MAIN);
+  }
+
+  @Test
+  void the_informer_caches_are_read_only_by_the_reconcilers_and_the_operators_wiring() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages(
+            BASE + ".operator.informers..", BASE + ".operator.reconcile..", BASE + ".operator")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(BASE + ".operator.informers..")
         .check(MAIN);
   }
 

@@ -4,7 +4,7 @@ import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.operator.KvCacheOperator;
-import ai.gpustack.kvcache.operator.reconcile.Events;
+import ai.gpustack.kvcache.operator.status.Events;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;

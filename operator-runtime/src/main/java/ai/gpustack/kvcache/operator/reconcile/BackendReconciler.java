@@ -2,6 +2,9 @@ package ai.gpustack.kvcache.operator.reconcile;
 
 import ai.gpustack.kvcache.api.KVCacheBackendStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.operator.informers.CacheView;
+import ai.gpustack.kvcache.operator.informers.Informers;
+import ai.gpustack.kvcache.operator.status.StatusWriter;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import io.javaoperatorsdk.operator.api.reconciler.Context;

@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.operator.reconcile;
 
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
+import ai.gpustack.kvcache.operator.status.PatchTarget;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

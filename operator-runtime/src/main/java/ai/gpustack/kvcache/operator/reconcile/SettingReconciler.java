@@ -3,6 +3,7 @@ package ai.gpustack.kvcache.operator.reconcile;
 import ai.gpustack.kvcache.api.SettingDefinition;
 import ai.gpustack.kvcache.api.SettingStatus;
 import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.operator.status.StatusWriter;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.status;
 
 import static ai.gpustack.kvcache.api.Quoting.quote;
 
@@ -6,7 +6,6 @@ import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.observe.Verdict;
-import ai.gpustack.kvcache.operator.status.Conditions;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -18,8 +17,8 @@ import java.util.stream.Collectors;
  * Matches} once every Ready replica reports the Binding's dtype (or its format); else {@code
  * Unknown} with {@code Unreachable}, {@code NotReported} or {@code NotOwned}.
  */
-final class DtypeObservedCondition {
-  static final String TYPE = "DtypeObserved";
+public final class DtypeObservedCondition {
+  public static final String TYPE = "DtypeObserved";
 
   private DtypeObservedCondition() {}
 
@@ -29,7 +28,7 @@ final class DtypeObservedCondition {
    * brings new replicas one by one; flapping to Unknown and back would write the status twice per
    * replica for nothing).
    */
-  static Condition of(
+  public static Condition of(
       ReplicaObservations.Known reads, int ready, boolean owned, Optional<Condition> current) {
     Condition next = of(reads.observations(), ready, owned);
     boolean stands =
@@ -40,7 +39,7 @@ final class DtypeObservedCondition {
     return stands ? current.get() : next;
   }
 
-  static Condition of(List<Observation> known, int ready, boolean owned) {
+  public static Condition of(List<Observation> known, int ready, boolean owned) {
     if (!owned) {
       return Conditions.unknown(
           TYPE,

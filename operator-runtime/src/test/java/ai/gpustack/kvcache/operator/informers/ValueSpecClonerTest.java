@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.informers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.status;
 
 import ai.gpustack.kvcache.observe.DtypeObserver;
 import ai.gpustack.kvcache.observe.Observation;
@@ -59,7 +59,7 @@ public final class ReplicaObservations {
    * How soon to look again while a read is under way. Measured against waking the caller as each
    * read ends, polling gathered a deployment's answers into fewer reconciles (issue 13's note).
    */
-  static final Duration SOON = Duration.ofSeconds(2);
+  public static final Duration SOON = Duration.ofSeconds(2);
 
   private final DtypeObserver observer;
   private final Clock clock;
@@ -194,7 +194,7 @@ public final class ReplicaObservations {
     return b.isEmpty() || a.get().compareTo(b.get()) <= 0 ? a : b;
   }
 
-  static Duration backoff(int failures) {
+  public static Duration backoff(int failures) {
     Duration d = FIRST_RETRY.multipliedBy(1L << Math.min(failures - 1, 20));
     return d.compareTo(LAST_RETRY) > 0 ? LAST_RETRY : d;
   }

@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.informers;
 
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.Settings;
@@ -17,17 +17,17 @@ import java.util.List;
 import java.util.Optional;
 
 /** A {@link ClusterView} over one controller's own informer caches. */
-final class CacheView implements ClusterView {
+public final class CacheView implements ClusterView {
   private final Context<?> context;
   private final Optional<DeploymentCache> deployments;
 
-  CacheView(Context<?> context) {
+  public CacheView(Context<?> context) {
     this.context = context;
     this.deployments = Optional.empty();
   }
 
   /** A controller of another kind that reads the deployments from {@code deployments}. */
-  CacheView(Context<?> context, DeploymentCache deployments) {
+  public CacheView(Context<?> context, DeploymentCache deployments) {
     this.context = context;
     this.deployments = Optional.of(deployments);
   }
@@ -64,7 +64,7 @@ final class CacheView implements ClusterView {
   }
 
   /** The pools naming {@code backend}. */
-  List<KVCachePool> poolsNaming(String backend) {
+  public List<KVCachePool> poolsNaming(String backend) {
     return source(KVCachePool.class)
         .list(p -> p.getSpec() != null && p.getSpec().backends().contains(backend))
         .toList();

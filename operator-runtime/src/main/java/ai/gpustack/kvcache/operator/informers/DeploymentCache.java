@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.informers;
 
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache;
@@ -15,12 +15,12 @@ public final class DeploymentCache {
       new AtomicReference<>();
 
   /** Called by the ModelDeployment controller as it prepares its sources. */
-  void from(IndexedResourceCache<ModelDeployment> primaryCache) {
+  public void from(IndexedResourceCache<ModelDeployment> primaryCache) {
     cache.set(primaryCache);
   }
 
   /** The deployments of {@code namespace} as the ModelDeployment controller's cache holds them. */
-  List<ModelDeployment> in(String namespace) {
+  public List<ModelDeployment> in(String namespace) {
     IndexedResourceCache<ModelDeployment> c = cache.get();
     if (c == null) {
       throw new IllegalStateException(

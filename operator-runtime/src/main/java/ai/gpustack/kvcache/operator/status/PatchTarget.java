@@ -1,10 +1,10 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.status;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 
 /** What a status patch goes through: the object's kind, name and namespace, nothing else. */
-final class PatchTarget {
+public final class PatchTarget {
   private PatchTarget() {}
 
   /**
@@ -12,7 +12,7 @@ final class PatchTarget {
    * the whole object a patch goes through, and a patch by name reads the object from the server
    * first (a Binding's whole usedBy, per claim).
    */
-  static HasMetadata of(HasMetadata resource) {
+  public static HasMetadata of(HasMetadata resource) {
     HasMetadata named;
     try {
       named = resource.getClass().getDeclaredConstructor().newInstance();

@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.informers;
 
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.resources.Keys;
@@ -18,11 +18,11 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** Informer event sources: what wakes a controller, and the cache it then reads. */
-final class Informers {
+public final class Informers {
   private Informers() {}
 
   /** Every {@code type} in every namespace, waking the primaries {@code mapper} names. */
-  static <R extends HasMetadata, P extends HasMetadata> EventSource<R, P> watch(
+  public static <R extends HasMetadata, P extends HasMetadata> EventSource<R, P> watch(
       Class<R> type, EventSourceContext<P> context, Function<R, Stream<P>> mapper) {
     return watch(type, context, mapper, (after, before) -> true);
   }
@@ -33,7 +33,7 @@ final class Informers {
    * writes (a Binding's {@code usedBy}) wakes every primary on every write: n² work. JOSDK passes
    * the new object first.
    */
-  static <R extends HasMetadata, P extends HasMetadata> EventSource<R, P> watch(
+  public static <R extends HasMetadata, P extends HasMetadata> EventSource<R, P> watch(
       Class<R> type,
       EventSourceContext<P> context,
       Function<R, Stream<P>> mapper,
@@ -49,7 +49,7 @@ final class Informers {
   }
 
   /** Whether the spec or the deletion mark differs: what a reader of the spec cares about. */
-  static boolean specOrDeletion(HasMetadata before, HasMetadata after) {
+  public static boolean specOrDeletion(HasMetadata before, HasMetadata after) {
     return !Objects.equals(
             before.getMetadata().getDeletionTimestamp(), after.getMetadata().getDeletionTimestamp())
         || !Objects.equals(spec(before), spec(after));
@@ -60,13 +60,13 @@ final class Informers {
   }
 
   /** The name of the Pods-asking-for-injection source, apart from a controller's own Pods. */
-  static final String INJECTED_PODS = "injected-pods";
+  public static final String INJECTED_PODS = "injected-pods";
 
   /**
    * Pods labelled for injection, in every namespace, waking the primaries {@code mapper} names on
    * the changes {@code relevant} lets through.
    */
-  static <P extends HasMetadata> EventSource<Pod, P> injectedPods(
+  public static <P extends HasMetadata> EventSource<Pod, P> injectedPods(
       EventSourceContext<P> context,
       SecondaryToPrimaryMapper<Pod> mapper,
       OnUpdateFilter<Pod> relevant) {
@@ -81,7 +81,7 @@ final class Informers {
   }
 
   /** Settings, in the system namespace: every change wakes every primary. */
-  static <R extends HasMetadata, P extends HasMetadata> EventSource<R, P> everything(
+  public static <R extends HasMetadata, P extends HasMetadata> EventSource<R, P> everything(
       Class<R> type, EventSourceContext<P> context) {
     SecondaryToPrimaryMapper<R> all =
         r ->

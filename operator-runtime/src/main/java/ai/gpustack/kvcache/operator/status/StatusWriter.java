@@ -1,4 +1,4 @@
-package ai.gpustack.kvcache.operator.reconcile;
+package ai.gpustack.kvcache.operator.status;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,11 +14,11 @@ import java.util.Set;
  * writers own (a Binding's {@code usedBy}). Fields this writer dropped are sent as null, so they
  * go.
  */
-final class StatusWriter {
+public final class StatusWriter {
   private StatusWriter() {}
 
   /** Merges {@code next} into {@code resource}'s status, except the fields in {@code notOwned}. */
-  static void write(
+  public static void write(
       KubernetesClient client,
       HasMetadata resource,
       Object previous,
