@@ -7,7 +7,6 @@ import ai.gpustack.kvcache.api.WorkloadRef;
 import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.operator.informers.CacheView;
 import ai.gpustack.kvcache.operator.informers.DeploymentCache;
-import ai.gpustack.kvcache.operator.informers.Informers;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
@@ -17,17 +16,12 @@ import ai.gpustack.kvcache.operator.status.DtypeObservedCondition;
 import ai.gpustack.kvcache.operator.status.Events;
 import ai.gpustack.kvcache.operator.status.ReplicaObservations;
 import ai.gpustack.kvcache.operator.status.StatusWriter;
-import ai.gpustack.kvcache.resources.KVCacheBackend;
-import ai.gpustack.kvcache.resources.KVCachePool;
-import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
-import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -35,9 +29,7 @@ import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,9 +72,8 @@ public final class ModelDeploymentReconciler
   static final Duration COUNTS_EVERY = Duration.ofSeconds(1);
 
   /** The name of the source of the deployments' own Pods, apart from injected ones. */
-  private static final String REPLICAS = "replicas";
-
   private final PodRenderer renderer;
+
   private final Events events;
   private final Clock clock;
   private final Optional<ReplicaObservations> observations;
@@ -136,81 +127,7 @@ public final class ModelDeploymentReconciler
   public List<EventSource<?, ModelDeployment>> prepareEventSources(
       EventSourceContext<ModelDeployment> context) {
     deployments.from(context.getPrimaryCache());
-    // A replica wakes its deployment when it turns Ready or un-Ready, starts terminating, or goes
-    // away without being replaced already; not for its own creation or the kubelet's other status
-    // writes, which change nothing the reconcile decides on.
-    InformerEventSource<Pod, ModelDeployment> pods =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
-                .withName(REPLICAS)
-                .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
-                .withOnAddFilter(p -> false)
-                .withOnUpdateFilter(
-                    (after, before) ->
-                        Pods.ready(after) != Pods.ready(before)
-                            || !Objects.equals(
-                                after.getMetadata().getDeletionTimestamp(),
-                                before.getMetadata().getDeletionTimestamp()))
-                .withOnDeleteFilter((p, unknown) -> !replaced.remove(p.getMetadata().getUid()))
-                .build(),
-            context);
-    return List.of(
-        pods,
-        // Injected Pods share the domain's one-format rule; their arrival or departure can
-        // change which attachment is the domain's earliest.
-        Informers.injectedPods(
-            context,
-            p ->
-                Pods.annotation(p, Keys.BINDING)
-                    .map(
-                        b ->
-                            context
-                                .getPrimaryCache()
-                                .list(p.getMetadata().getNamespace())
-                                .filter(md -> md.attachesThrough(b))
-                                .map(ResourceID::fromResource)
-                                .collect(Collectors.toSet()))
-                    .orElse(Set.of()),
-            (after, before) -> false),
-        Informers.watch(
-            KVCachePoolBinding.class,
-            context,
-            b ->
-                context
-                    .getPrimaryCache()
-                    .list(b.getMetadata().getNamespace())
-                    .filter(md -> md.attachesThrough(b.getMetadata().getName())),
-            (after, before) ->
-                Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
-        Informers.watch(
-            KVCachePool.class,
-            context,
-            p -> attached(context),
-            (after, before) ->
-                Informers.specOrDeletion(before, after)
-                    || !Objects.equals(clientEndpoint(before), clientEndpoint(after))),
-        Informers.watch(
-            KVCacheBackend.class, context, b -> attached(context), Informers::specOrDeletion),
-        Informers.everything(Setting.class, context));
-  }
-
-  /** A claim removed from usedBy must be made again by its deployment if it still exists. */
-  private static boolean claimsDropped(KVCachePoolBinding before, KVCachePoolBinding after) {
-    return before.getStatus() != null
-        && !(after.getStatus() != null
-            && after.getStatus().usedBy().containsAll(before.getStatus().usedBy()));
-  }
-
-  private static Optional<String> clientEndpoint(KVCachePool pool) {
-    return pool.getStatus() == null ? Optional.empty() : pool.getStatus().clientEndpoint();
-  }
-
-  private static java.util.stream.Stream<ModelDeployment> attached(
-      EventSourceContext<ModelDeployment> context) {
-    return context
-        .getPrimaryCache()
-        .list()
-        .filter(md -> md.getSpec() != null && md.getSpec().kvCache().isPresent());
+    return DeploymentEventSources.of(context, replaced);
   }
 
   @Override
@@ -474,7 +391,7 @@ public final class ModelDeploymentReconciler
   private static List<Pod> replicas(ModelDeployment md, Context<ModelDeployment> context) {
     return context
         .eventSourceRetriever()
-        .getEventSourceFor(Pod.class, REPLICAS)
+        .getEventSourceFor(Pod.class, DeploymentEventSources.REPLICAS)
         .getSecondaryResources(md)
         .stream()
         .filter(

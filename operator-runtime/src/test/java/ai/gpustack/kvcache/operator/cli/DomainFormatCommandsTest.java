@@ -87,7 +87,8 @@ class DomainFormatCommandsTest {
         CliRun.of("review", "-f", file("cluster.yaml"), file("deployment-skip-layers.yaml"));
     assertThat(review.exitCode()).isZero();
     assertThat(warnings(review))
-        .contains("spec.roles[0].extraArgs[0] passes --kv-cache-dtype-skip-layers")
+        .contains(
+            "role \"server\" (spec.roles[0].extraArgs[0]) passes --kv-cache-dtype-skip-layers")
         .contains("keeps the listed layers' KV cache at the model's dtype");
   }
 

@@ -1,0 +1,123 @@
+package ai.gpustack.kvcache.operator.reconcile;
+
+import ai.gpustack.kvcache.operator.informers.Informers;
+import ai.gpustack.kvcache.operator.render.PodRenderer;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
+import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Pods;
+import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * What wakes a ModelDeployment's reconcile: its replicas, the injected Pods of its domain, its
+ * Binding, pools, backends and the Settings, each filtered to the changes the reconcile decides on.
+ */
+final class DeploymentEventSources {
+  /** The name of the replicas' event source, by which the reconciler reads them. */
+  static final String REPLICAS = "replicas";
+
+  private DeploymentEventSources() {}
+
+  /**
+   * The event sources of the reconciler; {@code replaced} holds the UIDs of replicas it deleted and
+   * replaced in one pass, whose delete events are spent.
+   */
+  static List<EventSource<?, ModelDeployment>> of(
+      EventSourceContext<ModelDeployment> context, Set<String> replaced) {
+    return List.of(
+        replicas(context, replaced),
+        // Injected Pods share the domain's one-format rule; their arrival or departure can
+        // change which attachment is the domain's earliest.
+        Informers.injectedPods(context, p -> namingBindingOf(context, p), (after, before) -> false),
+        Informers.watch(
+            KVCachePoolBinding.class,
+            context,
+            b ->
+                context
+                    .getPrimaryCache()
+                    .list(b.getMetadata().getNamespace())
+                    .filter(md -> md.attachesThrough(b.getMetadata().getName())),
+            (after, before) ->
+                Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
+        Informers.watch(
+            KVCachePool.class,
+            context,
+            p -> attached(context),
+            (after, before) ->
+                Informers.specOrDeletion(before, after)
+                    || !Objects.equals(clientEndpoint(before), clientEndpoint(after))),
+        Informers.watch(
+            KVCacheBackend.class, context, b -> attached(context), Informers::specOrDeletion),
+        Informers.everything(Setting.class, context));
+  }
+
+  /**
+   * A replica wakes its deployment when it turns Ready or un-Ready, starts terminating, or goes
+   * away without being replaced already; not for its own creation or the kubelet's other status
+   * writes, which change nothing the reconcile decides on.
+   */
+  private static InformerEventSource<Pod, ModelDeployment> replicas(
+      EventSourceContext<ModelDeployment> context, Set<String> replaced) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
+            .withName(REPLICAS)
+            .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
+            .withOnAddFilter(p -> false)
+            .withOnUpdateFilter(
+                (after, before) ->
+                    Pods.ready(after) != Pods.ready(before)
+                        || !Objects.equals(
+                            after.getMetadata().getDeletionTimestamp(),
+                            before.getMetadata().getDeletionTimestamp()))
+            .withOnDeleteFilter((p, unknown) -> !replaced.remove(p.getMetadata().getUid()))
+            .build(),
+        context);
+  }
+
+  /** The deployments in an injected Pod's namespace attached through the Binding it names. */
+  private static Set<ResourceID> namingBindingOf(
+      EventSourceContext<ModelDeployment> context, Pod pod) {
+    return Pods.annotation(pod, Keys.BINDING)
+        .map(
+            b ->
+                context
+                    .getPrimaryCache()
+                    .list(pod.getMetadata().getNamespace())
+                    .filter(md -> md.attachesThrough(b))
+                    .map(ResourceID::fromResource)
+                    .collect(Collectors.toSet()))
+        .orElse(Set.of());
+  }
+
+  /** A claim removed from usedBy must be made again by its deployment if it still exists. */
+  private static boolean claimsDropped(KVCachePoolBinding before, KVCachePoolBinding after) {
+    return before.getStatus() != null
+        && !(after.getStatus() != null
+            && after.getStatus().usedBy().containsAll(before.getStatus().usedBy()));
+  }
+
+  private static Optional<String> clientEndpoint(KVCachePool pool) {
+    return pool.getStatus() == null ? Optional.empty() : pool.getStatus().clientEndpoint();
+  }
+
+  private static Stream<ModelDeployment> attached(EventSourceContext<ModelDeployment> context) {
+    return context
+        .getPrimaryCache()
+        .list()
+        .filter(md -> md.getSpec() != null && md.getSpec().kvCache().isPresent());
+  }
+}
