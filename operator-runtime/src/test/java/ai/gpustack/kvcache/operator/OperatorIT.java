@@ -457,11 +457,15 @@ class OperatorIT {
           p.setSpec(p.getSpec().withQuota(p.getSpec().quota().withTotal("2Ti")));
           return p;
         });
+    // The new Binding and the lowered total are two events: wait for the status to read both.
     await(
         "pool status",
         () -> {
           KVCachePool pool = cluster.client().resources(KVCachePool.class).withName("shared").get();
-          return pool.getStatus() != null && pool.getStatus().domains().size() == 2;
+          return pool.getStatus() != null
+              && pool.getStatus().domains().size() == 2
+              && pool.getStatus().conditions().stream()
+                  .anyMatch(c -> c.message().orElse("").contains("total of 2Ti"));
         });
     KVCachePool pool = cluster.client().resources(KVCachePool.class).withName("shared").get();
     assertThat(pool.getStatus().clientEndpoint()).contains("master.kv.svc:50051");
