@@ -146,6 +146,28 @@ public final class KvCacheOperator implements AutoCloseable {
       EngineRegistry engines,
       PrometheusMeterRegistry registry,
       Options options) {
+    ScheduledExecutorService background = bootstrapSettings(client, options.environment());
+    AtomicBoolean closing = new AtomicBoolean();
+    Operator operator = newOperator(client, registry, options, closing);
+    Events events = new Events(client);
+    Optional<String> notObserving = whyNotObserving(client, options);
+    Optional<PodProxyFetcher> proxy =
+        notObserving.isEmpty()
+            ? Optional.of(
+                new PodProxyFetcher(
+                    client.getConfiguration(), PodProxyFetcher.DEADLINE, PodProxyFetcher.MAX_BYTES))
+            : Optional.empty();
+    Optional<ReplicaObservations> observations =
+        observations(proxy, engines, registry, options.clock());
+    registerReconcilers(operator, engines, events, observations, notObserving, options);
+    operator.start();
+    Optional<HealthServer> health = startHealth(operator, registry, options);
+    return new KvCacheOperator(operator, health, proxy, background, closing);
+  }
+
+  /** Creates the Settings now, or keeps trying on a daemon thread that {@link #close} stops. */
+  private static ScheduledExecutorService bootstrapSettings(
+      KubernetesClient client, Map<String, String> environment) {
     ScheduledExecutorService background =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -153,10 +175,21 @@ public final class KvCacheOperator implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    if (!SettingReconciler.bootstrap(client, options.environment())) {
-      retryBootstrap(background, client, options.environment());
+    if (!SettingReconciler.bootstrap(client, environment)) {
+      retryBootstrap(background, client, environment);
     }
-    AtomicBoolean closing = new AtomicBoolean();
+    return background;
+  }
+
+  /**
+   * The SDK operator, leader-elected when {@code options} name an identity; a lease lost while
+   * {@code closing} is our own letting go, not a loss.
+   */
+  private static Operator newOperator(
+      KubernetesClient client,
+      PrometheusMeterRegistry registry,
+      Options options,
+      AtomicBoolean closing) {
     AtomicReference<Operator> started = new AtomicReference<>();
     Operator operator =
         new Operator(
@@ -185,27 +218,41 @@ public final class KvCacheOperator implements AutoCloseable {
                                       leader -> LOG.info("the lease is held by {}", leader)))));
             });
     started.set(operator);
-    Events events = new Events(client);
+    return operator;
+  }
+
+  /** Why the engines' reports go unread (--no-observe, or no pods/proxy); empty when read. */
+  private static Optional<String> whyNotObserving(KubernetesClient client, Options options) {
     Optional<String> notObserving =
         options.observeReplicas()
             ? proxyRefused(client, options.namespaces())
             : Optional.of("kvcache run --no-observe: the operator reads no engine's report");
     notObserving.ifPresent(why -> LOG.info("not observing the engines: {}", why));
-    Optional<PodProxyFetcher> proxy =
-        notObserving.isEmpty()
-            ? Optional.of(
-                new PodProxyFetcher(
-                    client.getConfiguration(), PodProxyFetcher.DEADLINE, PodProxyFetcher.MAX_BYTES))
-            : Optional.empty();
-    Optional<ReplicaObservations> observations =
-        proxy.map(
-            fetcher ->
-                new ReplicaObservations(
-                        new DtypeObserver(
-                            engines,
-                            new FairFetcher(fetcher, FairFetcher.LIMIT, FairFetcher.PER_NAMESPACE)),
-                        options.clock())
-                    .register(registry));
+    return notObserving;
+  }
+
+  private static Optional<ReplicaObservations> observations(
+      Optional<PodProxyFetcher> proxy,
+      EngineRegistry engines,
+      PrometheusMeterRegistry registry,
+      Clock clock) {
+    return proxy.map(
+        fetcher ->
+            new ReplicaObservations(
+                    new DtypeObserver(
+                        engines,
+                        new FairFetcher(fetcher, FairFetcher.LIMIT, FairFetcher.PER_NAMESPACE)),
+                    clock)
+                .register(registry));
+  }
+
+  private static void registerReconcilers(
+      Operator operator,
+      EngineRegistry engines,
+      Events events,
+      Optional<ReplicaObservations> observations,
+      Optional<String> notObserving,
+      Options options) {
     DeploymentCache deployments = new DeploymentCache();
     scoped(
         operator,
@@ -224,21 +271,23 @@ public final class KvCacheOperator implements AutoCloseable {
     operator.register(new PoolReconciler(options.clock()));
     operator.register(new BackendReconciler());
     operator.register(new SettingReconciler());
-    operator.start();
-    Optional<HealthServer> health =
-        options
-            .health()
-            .map(
-                address ->
-                    HealthServer.start(
-                        address,
-                        () -> operator.getRuntimeInfo().isStarted(),
-                        () ->
-                            operator.getRuntimeInfo().isStarted()
-                                && operator.getRuntimeInfo().allEventSourcesAreHealthy()
-                                && options.alsoReady().getAsBoolean(),
-                        registry));
-    return new KvCacheOperator(operator, health, proxy, background, closing);
+  }
+
+  /** Live once started; ready once every event source is healthy and {@code alsoReady} agrees. */
+  private static Optional<HealthServer> startHealth(
+      Operator operator, PrometheusMeterRegistry registry, Options options) {
+    return options
+        .health()
+        .map(
+            address ->
+                HealthServer.start(
+                    address,
+                    () -> operator.getRuntimeInfo().isStarted(),
+                    () ->
+                        operator.getRuntimeInfo().isStarted()
+                            && operator.getRuntimeInfo().allEventSourcesAreHealthy()
+                            && options.alsoReady().getAsBoolean(),
+                    registry));
   }
 
   /** Registers {@code reconciler} for {@code namespaces}, or every namespace when none is named. */

@@ -119,24 +119,9 @@ final class MigrateCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (!output.equals("table") && !output.equals("json")) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(), "-o " + output + ": use table or json");
-    }
-    String[] parts = binding.split("/", -1);
-    if (parts.length != 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
-      throw new CommandLine.ParameterException(
-          spec.commandLine(),
-          "--binding " + binding + ": name the Binding as NAMESPACE/NAME (team-a/legacy)");
-    }
-    Optional<Strategy> chosen = Optional.empty();
-    if (strategy != null) {
-      chosen = Strategy.of(strategy);
-      if (chosen.isEmpty()) {
-        throw new CommandLine.ParameterException(
-            spec.commandLine(), "--strategy " + strategy + ": use recreate or side-by-side");
-      }
-    }
+    requireKnownOutput();
+    String[] parts = namespaceAndName();
+    Optional<Strategy> chosen = chosenStrategy();
     Duration wait = duration(timeout);
     MigrationRequest request =
         new MigrationRequest(
@@ -166,31 +151,76 @@ final class MigrateCommand implements Callable<Integer> {
         err.println("kvcache migrate: KVCachePoolBinding " + binding + ": " + e.getMessage());
         return 2;
       }
-      if (output.equals("json")) {
-        out.println(json(plan, client.getKubernetesSerialization()));
-      } else {
-        table(plan, client.getKubernetesSerialization(), out);
-      }
-      out.flush();
+      printPlan(plan, client.getKubernetesSerialization(), out);
       if (!plan.clean()) {
         return 1;
       }
       if (!apply) {
-        if (output.equals("table")) {
-          out.println();
-          out.println(
-              "Plan only: nothing was changed. Run the same command with --apply to carry it out.");
-        }
+        printPlanOnly(out);
         return 0;
       }
-      PrintWriter progress = output.equals("json") ? err : out;
-      try {
-        return new Migrator(client, progress, wait).apply(plan);
-      } catch (KubernetesClientException e) {
-        progress.flush();
-        err.println("kvcache migrate: " + Clients.unreachable(client, e));
-        return 2;
+      return applyPlan(client, plan, wait, out, err);
+    }
+  }
+
+  private void requireKnownOutput() {
+    if (!output.equals("table") && !output.equals("json")) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "-o " + output + ": use table or json");
+    }
+  }
+
+  /** {@code --binding} split at its slash; both halves present. */
+  private String[] namespaceAndName() {
+    String[] parts = binding.split("/", -1);
+    if (parts.length != 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--binding " + binding + ": name the Binding as NAMESPACE/NAME (team-a/legacy)");
+    }
+    return parts;
+  }
+
+  /** {@code --strategy}, or empty for the planner's default. */
+  private Optional<Strategy> chosenStrategy() {
+    Optional<Strategy> chosen = Optional.empty();
+    if (strategy != null) {
+      chosen = Strategy.of(strategy);
+      if (chosen.isEmpty()) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--strategy " + strategy + ": use recreate or side-by-side");
       }
+    }
+    return chosen;
+  }
+
+  private void printPlan(Plan plan, KubernetesSerialization serialization, PrintWriter out) {
+    if (output.equals("json")) {
+      out.println(json(plan, serialization));
+    } else {
+      table(plan, serialization, out);
+    }
+    out.flush();
+  }
+
+  private void printPlanOnly(PrintWriter out) {
+    if (output.equals("table")) {
+      out.println();
+      out.println(
+          "Plan only: nothing was changed. Run the same command with --apply to carry it out.");
+    }
+  }
+
+  /** Progress goes to stderr under {@code -o json}, so stdout stays one JSON document. */
+  private int applyPlan(
+      KubernetesClient client, Plan plan, Duration wait, PrintWriter out, PrintWriter err) {
+    PrintWriter progress = output.equals("json") ? err : out;
+    try {
+      return new Migrator(client, progress, wait).apply(plan);
+    } catch (KubernetesClientException e) {
+      progress.flush();
+      err.println("kvcache migrate: " + Clients.unreachable(client, e));
+      return 2;
     }
   }
 
@@ -241,6 +271,15 @@ final class MigrateCommand implements Callable<Integer> {
   }
 
   private static void table(Plan plan, KubernetesSerialization yaml, PrintWriter out) {
+    printMigrationHeader(plan, out);
+    printNewBinding(plan, yaml, out);
+    printDeployments(plan, out);
+    printInjected(plan, out);
+    printSteps(plan, out);
+    printNotes(plan, out);
+  }
+
+  private static void printMigrationHeader(Plan plan, PrintWriter out) {
     KVCachePoolBinding old = plan.oldBinding();
     out.println(
         "Migration of KVCachePoolBinding "
@@ -271,6 +310,10 @@ final class MigrateCommand implements Callable<Integer> {
         "Each object the plan writes was checked with the webhook's rules, with"
             + " model-deployment-kv-cache-dtype-owned on (as the migration ends).");
     out.println();
+  }
+
+  /** The new Binding's manifest, indented under its heading. */
+  private static void printNewBinding(Plan plan, KubernetesSerialization yaml, PrintWriter out) {
     out.println(
         "New Binding (saved as "
             + plan.newBinding().getMetadata().getName()
@@ -280,6 +323,9 @@ final class MigrateCommand implements Callable<Integer> {
         .filter(l -> !l.equals("---"))
         .forEach(l -> out.println("  " + l));
     out.println();
+  }
+
+  private static void printDeployments(Plan plan, PrintWriter out) {
     if (plan.deployments().isEmpty()) {
       out.println("No ModelDeployment attaches through " + plan.oldName() + ".");
     } else {
@@ -295,6 +341,9 @@ final class MigrateCommand implements Callable<Integer> {
       }
       new ReportTable(false).table(rows, out, cell -> "");
     }
+  }
+
+  private static void printInjected(Plan plan, PrintWriter out) {
     if (!plan.injected().isEmpty()) {
       out.println();
       out.println(
@@ -316,12 +365,18 @@ final class MigrateCommand implements Callable<Integer> {
                     : "left to its owner; the edit: " + i.edit()));
       }
     }
+  }
+
+  private static void printSteps(Plan plan, PrintWriter out) {
     out.println();
     out.println("Steps:");
     for (Step step : plan.steps()) {
       out.println("  " + step.number() + ". " + step.object() + ": " + step.summary());
       step.kubectl().forEach(k -> out.println("       $ " + k));
     }
+  }
+
+  private static void printNotes(Plan plan, PrintWriter out) {
     if (!plan.warnings().isEmpty()) {
       out.println();
       out.println("Warnings:");

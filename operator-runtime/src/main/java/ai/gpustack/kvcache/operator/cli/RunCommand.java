@@ -11,9 +11,11 @@ import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -108,6 +110,59 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    requireOneCertificateSource();
+    ReloadingKeyManager fileKeys = null;
+    if (!noWebhook && (cert != null || key != null)) {
+      try {
+        fileKeys = new ReloadingKeyManager(cert, key);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
+        return 2;
+      }
+    }
+    String id = leaseIdentity();
+    PrometheusMeterRegistry registry = Metrics.registry();
+    EngineRegistry engines = EngineRegistry.load();
+    KubernetesClient client;
+    try {
+      client = Clients.create(kubeconfig, "kvcache-operator/" + id);
+    } catch (UncheckedIOException e) {
+      spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
+      return 2;
+    }
+    InformerClusterView view = null;
+    WebhookServer webhook = null;
+    try (client;
+        CertificateKeeper keeper = noWebhook || !selfSigned ? null : startKeeper(client)) {
+      // The webhook listens before the operator writes anything: on a first install the API server
+      // calls it (through the Service, so once this process is Ready) for the Settings the
+      // operator creates.
+      if (!noWebhook) {
+        ReloadingKeyManager keys =
+            keeper != null
+                ? new ReloadingKeyManager(keeper.certFile(), keeper.keyFile())
+                : fileKeys;
+        view = InformerClusterView.start(client, namespaces);
+        webhook = startWebhook(keys, engines, view, registry);
+      }
+      BooleanSupplier webhookReady = view == null ? () -> true : view::synced;
+      runUntilStopped(client, engines, registry, id, webhookReady, webhook != null);
+    } catch (KubernetesClientException e) {
+      spec.commandLine().getErr().println("kvcache run: " + Clients.unreachable(client, e));
+      return 1;
+    } finally {
+      if (webhook != null) {
+        webhook.close();
+      }
+      if (view != null) {
+        view.close();
+      }
+    }
+    return 0;
+  }
+
+  /** The webhook's certificate comes from --tls-cert and --tls-key or is self-signed, not both. */
+  private void requireOneCertificateSource() {
     boolean files = cert != null || key != null;
     if (!noWebhook && selfSigned == files) {
       throw new CommandLine.ParameterException(
@@ -122,96 +177,72 @@ final class RunCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--tls-cert and --tls-key go together");
     }
-    ReloadingKeyManager fileKeys = null;
-    if (!noWebhook && files) {
-      try {
-        fileKeys = new ReloadingKeyManager(cert, key);
-      } catch (IllegalArgumentException e) {
-        spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
-        return 2;
-      }
-    }
-    String id =
-        identity != null
-            ? identity
-            : Optional.ofNullable(System.getenv("POD_NAME"))
-                .orElse(InetAddress.getLocalHost().getHostName());
-    PrometheusMeterRegistry registry = Metrics.registry();
-    EngineRegistry engines = EngineRegistry.load();
-    KubernetesClient client;
-    try {
-      client = Clients.create(kubeconfig, "kvcache-operator/" + id);
-    } catch (UncheckedIOException e) {
-      spec.commandLine().getErr().println("kvcache run: " + e.getMessage());
-      return 2;
-    }
+  }
+
+  /** --identity, else $POD_NAME, else the host name. */
+  private String leaseIdentity() throws UnknownHostException {
+    return identity != null
+        ? identity
+        : Optional.ofNullable(System.getenv("POD_NAME"))
+            .orElse(InetAddress.getLocalHost().getHostName());
+  }
+
+  private CertificateKeeper startKeeper(KubernetesClient client) throws IOException {
+    return CertificateKeeper.start(
+        client,
+        loopback(Listen.parse(webhookListen)),
+        Files.createTempDirectory("kvcache-webhook-"),
+        Clock.systemUTC());
+  }
+
+  private WebhookServer startWebhook(
+      ReloadingKeyManager keys,
+      EngineRegistry engines,
+      InformerClusterView view,
+      PrometheusMeterRegistry registry) {
+    return WebhookServer.builder()
+        .address(Listen.parse(webhookListen))
+        .keys(keys)
+        .admission(new Admission(engines, view))
+        .meterRegistry(registry)
+        .start();
+  }
+
+  /** Runs the operator until a signal; a lost lease halts the process (exit code 1) instead. */
+  private void runUntilStopped(
+      KubernetesClient client,
+      EngineRegistry engines,
+      PrometheusMeterRegistry registry,
+      String id,
+      BooleanSupplier webhookReady,
+      boolean webhookServed)
+      throws InterruptedException {
     CountDownLatch stop = new CountDownLatch(1);
-    InformerClusterView view = null;
-    WebhookServer webhook = null;
-    try (client;
-        CertificateKeeper keeper =
-            noWebhook || !selfSigned
-                ? null
-                : CertificateKeeper.start(
-                    client,
-                    loopback(Listen.parse(webhookListen)),
-                    Files.createTempDirectory("kvcache-webhook-"),
-                    Clock.systemUTC())) {
-      // The webhook listens before the operator writes anything: on a first install the API server
-      // calls it (through the Service, so once this process is Ready) for the Settings the
-      // operator creates.
-      if (!noWebhook) {
-        ReloadingKeyManager keys =
-            keeper != null
-                ? new ReloadingKeyManager(keeper.certFile(), keeper.keyFile())
-                : fileKeys;
-        view = InformerClusterView.start(client, namespaces);
-        webhook =
-            WebhookServer.builder()
-                .address(Listen.parse(webhookListen))
-                .keys(keys)
-                .admission(new Admission(engines, view))
-                .meterRegistry(registry)
-                .start();
-      }
-      BooleanSupplier webhookReady = view == null ? () -> true : view::synced;
-      try (KvCacheOperator operator =
-          KvCacheOperator.start(
-              client,
-              engines,
-              registry,
-              new KvCacheOperator.Options(
-                  Optional.of(id),
-                  Duration.ofSeconds(15),
-                  Optional.of(Listen.parse(healthListen)),
-                  System.getenv(),
-                  Clock.systemUTC(),
-                  !noObserve,
-                  KvCacheOperator.LeaseLost.EXIT,
-                  webhookReady,
-                  namespaces))) {
-        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-        spec.commandLine()
-            .getErr()
-            .println(
-                "kvcache operator running as "
-                    + id
-                    + (operator.ready() ? "" : " (syncing)")
-                    + (webhook == null ? "" : "; webhook on " + webhookListen));
-        stop.await();
-      }
-    } catch (KubernetesClientException e) {
-      spec.commandLine().getErr().println("kvcache run: " + Clients.unreachable(client, e));
-      return 1;
-    } finally {
-      if (webhook != null) {
-        webhook.close();
-      }
-      if (view != null) {
-        view.close();
-      }
+    try (KvCacheOperator operator =
+        KvCacheOperator.start(
+            client,
+            engines,
+            registry,
+            new KvCacheOperator.Options(
+                Optional.of(id),
+                Duration.ofSeconds(15),
+                Optional.of(Listen.parse(healthListen)),
+                System.getenv(),
+                Clock.systemUTC(),
+                !noObserve,
+                KvCacheOperator.LeaseLost.EXIT,
+                webhookReady,
+                namespaces))) {
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+      spec.commandLine()
+          .getErr()
+          .println(
+              "kvcache operator running as "
+                  + id
+                  + (operator.ready() ? "" : " (syncing)")
+                  + (webhookServed ? "; webhook on " + webhookListen : ""));
+      stop.await();
     }
-    return 0;
   }
 
   /**

@@ -181,26 +181,7 @@ public final class Preflight {
       List<String> names = group.stream().map(User::display).toList();
       Optional<Engine> engine = engines.find(first.engine());
       if (engine.isEmpty()) {
-        uses.add(
-            new EngineUse(
-                first.engine().isEmpty() ? "(none)" : first.engine(),
-                first.version().orElse(""),
-                false,
-                "-",
-                List.of(),
-                names));
-        findings.add(
-            Finding.breaks(
-                "engine-not-registered",
-                subject,
-                (first.engine().isEmpty()
-                        ? "is named by workloads that name no engine"
-                        : "is named by workloads whose engine is not registered")
-                    + ": "
-                    + String.join(", ", names),
-                first.engine().isEmpty()
-                    ? "set the kvcache.gpustack.ai/engine annotation"
-                    : engines.unknown(first.engine())));
+        uses.add(unregistered(first, names, subject, findings));
         continue;
       }
       DtypeVerdict verdict = engine.get().checkDtype(dtype, first.version());
@@ -215,25 +196,7 @@ public final class Preflight {
       common = common == null ? new TreeSet<>(verdict.spellings()) : common;
       common.retainAll(verdict.spellings());
       if (!verdict.accepted()) {
-        findings.add(
-            Finding.breaks(
-                "dtype-rejected",
-                subject,
-                engine.get().displayName()
-                    + first.version().map(v -> " " + v).orElse("")
-                    + " rejects dtype "
-                    + quote(dtype)
-                    + ", so its new Pods would fail argument parsing: the operator holds such a"
-                    + " deployment on its last good render (DtypeAccepted=False), and the webhook"
-                    + " refuses such a Pod; used by "
-                    + String.join(", ", names),
-                engine.get().displayName()
-                    + " accepts "
-                    + String.join(", ", verdict.spellings())
-                    + " (spelling table "
-                    + verdict.table()
-                    + "); recover as the upgrade guide's 'If new Pods fail argument parsing'"
-                    + " says"));
+        findings.add(dtypeRejected(subject, engine.get(), first.version(), dtype, names, verdict));
       }
     }
     return new BindingCheck(
@@ -242,6 +205,57 @@ public final class Preflight {
         dtype,
         uses,
         common == null ? List.of() : List.copyOf(common));
+  }
+
+  /** Workloads naming no engine, or one not registered: nothing can be checked for them. */
+  private EngineUse unregistered(
+      User first, List<String> names, String subject, List<Finding> findings) {
+    findings.add(
+        Finding.breaks(
+            "engine-not-registered",
+            subject,
+            (first.engine().isEmpty()
+                    ? "is named by workloads that name no engine"
+                    : "is named by workloads whose engine is not registered")
+                + ": "
+                + String.join(", ", names),
+            first.engine().isEmpty()
+                ? "set the kvcache.gpustack.ai/engine annotation"
+                : engines.unknown(first.engine())));
+    return new EngineUse(
+        first.engine().isEmpty() ? "(none)" : first.engine(),
+        first.version().orElse(""),
+        false,
+        "-",
+        List.of(),
+        names);
+  }
+
+  private static Finding dtypeRejected(
+      String subject,
+      Engine engine,
+      Optional<String> version,
+      String dtype,
+      List<String> names,
+      DtypeVerdict verdict) {
+    return Finding.breaks(
+        "dtype-rejected",
+        subject,
+        engine.displayName()
+            + version.map(v -> " " + v).orElse("")
+            + " rejects dtype "
+            + quote(dtype)
+            + ", so its new Pods would fail argument parsing: the operator holds such a"
+            + " deployment on its last good render (DtypeAccepted=False), and the webhook"
+            + " refuses such a Pod; used by "
+            + String.join(", ", names),
+        engine.displayName()
+            + " accepts "
+            + String.join(", ", verdict.spellings())
+            + " (spelling table "
+            + verdict.table()
+            + "); recover as the upgrade guide's 'If new Pods fail argument parsing'"
+            + " says");
   }
 
   private void deployment(ModelDeployment md, Admission admission, List<Finding> findings) {
@@ -263,45 +277,8 @@ public final class Preflight {
     if (md.getSpec().kvCache().isPresent() && engine.isPresent()) {
       List<Role> roles = md.getSpec().roles();
       for (int i = 0; i < roles.size(); i++) {
-        Role role = roles.get(i);
-        if (!role.command().isEmpty()) {
-          continue;
-        }
-        OwnedFlags.Verdict owned =
-            OwnedFlags.check(
-                engine.get(),
-                md.getSpec().engine().version(),
-                OwnedFlags.Subject.role(
-                    role.name(),
-                    "spec.roles[" + i + "]",
-                    role.extraArgs(),
-                    role.env().stream().map(EnvVar::name).toList()),
-                true,
-                "KVCachePoolBinding " + quote(md.getSpec().kvCache().get().poolRef().name()));
-        owned
-            .warnings()
-            .forEach(m -> findings.add(Finding.warning("role-changes-kv-format", display(md), m)));
-        for (OwnedFlags.Hit hit : owned.dtypeHits()) {
-          FlagOccurrence occurrence = hit.occurrence();
-          findings.add(
-              Finding.breaks(
-                  "role-passes-flag",
-                  display(md),
-                  "role "
-                      + quote(role.name())
-                      + " passes "
-                      + occurrence.describe(engine.get().id())
-                      + " at "
-                      + hit.field()
-                      + ": "
-                      + (occurrence.ambiguous()
-                          ? "its replicas cannot start as written"
-                          : "it keeps its own value"
-                              + occurrence.value().map(v -> " " + quote(v)).orElse("")
-                              + ", which comes later on the command line than the Binding's")
-                      + ", and its next update is refused until the entry is removed",
-                  verdict));
-          reported = true;
+        if (roles.get(i).command().isEmpty()) {
+          reported |= roleFlagFindings(md, engine.get(), i, verdict, findings);
         }
       }
     }
@@ -313,6 +290,48 @@ public final class Preflight {
               "its next update is refused: fix the deployment before its owners edit it",
               verdict));
     }
+  }
+
+  /** Adds the findings on role {@code i}'s flags; whether it passes the dtype flag itself. */
+  private boolean roleFlagFindings(
+      ModelDeployment md, Engine engine, int i, String verdict, List<Finding> findings) {
+    Role role = md.getSpec().roles().get(i);
+    OwnedFlags.Verdict owned =
+        OwnedFlags.check(
+            engine,
+            md.getSpec().engine().version(),
+            OwnedFlags.Subject.role(
+                role.name(),
+                "spec.roles[" + i + "]",
+                role.extraArgs(),
+                role.env().stream().map(EnvVar::name).toList()),
+            true,
+            "KVCachePoolBinding " + quote(md.getSpec().kvCache().get().poolRef().name()));
+    owned
+        .warnings()
+        .forEach(m -> findings.add(Finding.warning("role-changes-kv-format", display(md), m)));
+    for (OwnedFlags.Hit hit : owned.dtypeHits()) {
+      FlagOccurrence occurrence = hit.occurrence();
+      findings.add(
+          Finding.breaks(
+              "role-passes-flag",
+              display(md),
+              "role "
+                  + quote(role.name())
+                  + " passes "
+                  + occurrence.describe(engine.id())
+                  + " at "
+                  + hit.field()
+                  + ": "
+                  + (occurrence.ambiguous()
+                      ? "its replicas cannot start as written"
+                      : "it keeps its own value"
+                          + occurrence.value().map(v -> " " + quote(v)).orElse("")
+                          + ", which comes later on the command line than the Binding's")
+                  + ", and its next update is refused until the entry is removed",
+              verdict));
+    }
+    return !owned.dtypeHits().isEmpty();
   }
 
   private void workload(PodTemplateOwner w, Admission admission, List<Finding> findings) {
@@ -375,37 +394,7 @@ public final class Preflight {
     try {
       upgrade = renderer.render(md, current);
       afterFlip = renderer.render(md, flipped);
-      upgrade
-          .attachment()
-          .flatMap(Attachment::refusal)
-          .filter(r -> r.reason().equals(Refusal.BINDING_NOT_FOUND))
-          .ifPresent(
-              r ->
-                  findings.add(
-                      Finding.breaks(
-                          "binding-missing",
-                          display(md),
-                          r.message()
-                              + ": its replicas get no cache connector and no dtype"
-                              + " (CacheAttached=False) until it is created",
-                          "")));
-      Stream.of(upgrade, afterFlip)
-          .map(Rendering::attachment)
-          .flatMap(Optional::stream)
-          .map(Attachment::refusal)
-          .flatMap(Optional::stream)
-          .filter(r -> r.reason().equals(Refusal.FORMAT_DIFFERS))
-          .findFirst()
-          .ifPresent(
-              r ->
-                  findings.add(
-                      Finding.breaks(
-                          "format-differs",
-                          display(md),
-                          "is held on its last good render (DtypeAccepted=False,"
-                              + " FormatDiffersInDomain): its engine stores the Binding's dtype in"
-                              + " another KV format than the domain's earliest attachment",
-                          r.message())));
+      renderFindings(md, upgrade, afterFlip, findings);
     } catch (RenderException e) {
       findings.add(
           Finding.breaks(
@@ -429,6 +418,42 @@ public final class Preflight {
         upgrade.isHeld() ? 0 : outdated(running, upgrade),
         afterFlip.isHeld() ? 0 : outdated(running, afterFlip),
         String.join("; ", notes));
+  }
+
+  /** What the renders say breaks: a Binding not found, or a KV format the domain does not use. */
+  private static void renderFindings(
+      ModelDeployment md, Rendering upgrade, Rendering afterFlip, List<Finding> findings) {
+    upgrade
+        .attachment()
+        .flatMap(Attachment::refusal)
+        .filter(r -> r.reason().equals(Refusal.BINDING_NOT_FOUND))
+        .ifPresent(
+            r ->
+                findings.add(
+                    Finding.breaks(
+                        "binding-missing",
+                        display(md),
+                        r.message()
+                            + ": its replicas get no cache connector and no dtype"
+                            + " (CacheAttached=False) until it is created",
+                        "")));
+    Stream.of(upgrade, afterFlip)
+        .map(Rendering::attachment)
+        .flatMap(Optional::stream)
+        .map(Attachment::refusal)
+        .flatMap(Optional::stream)
+        .filter(r -> r.reason().equals(Refusal.FORMAT_DIFFERS))
+        .findFirst()
+        .ifPresent(
+            r ->
+                findings.add(
+                    Finding.breaks(
+                        "format-differs",
+                        display(md),
+                        "is held on its last good render (DtypeAccepted=False,"
+                            + " FormatDiffersInDomain): its engine stores the Binding's dtype in"
+                            + " another KV format than the domain's earliest attachment",
+                        r.message())));
   }
 
   private static String why(Refusal held) {

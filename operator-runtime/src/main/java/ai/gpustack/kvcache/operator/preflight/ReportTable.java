@@ -24,6 +24,15 @@ public final class ReportTable {
   }
 
   public void print(Report report, PrintWriter out) {
+    printHeader(report, out);
+    printBindings(report, out);
+    printFindings(report, out);
+    printRollouts(report, out);
+    printSummary(report, out);
+    out.flush();
+  }
+
+  private void printHeader(Report report, PrintWriter out) {
     out.println(bold("kvcache preflight") + ": " + report.source());
     out.println(
         "Settings: "
@@ -31,7 +40,9 @@ public final class ReportTable {
                 .map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(", ")));
     out.println();
+  }
 
+  private void printBindings(Report report, PrintWriter out) {
     out.println(bold("BINDINGS"));
     if (report.bindings().isEmpty()) {
       out.println("  (none)");
@@ -39,33 +50,7 @@ public final class ReportTable {
       List<List<String>> rows = new ArrayList<>();
       rows.add(List.of("NAMESPACE", "NAME", "DTYPE", "ENGINE", "ACCEPTS", "KV FORMAT", "USED BY"));
       for (BindingCheck b : report.bindings()) {
-        if (b.engines().isEmpty()) {
-          rows.add(List.of(b.namespace(), b.name(), b.dtype(), "-", "-", "-", "(unused)"));
-        }
-        boolean first = true;
-        for (EngineUse e : b.engines()) {
-          rows.add(
-              List.of(
-                  first ? b.namespace() : "",
-                  first ? b.name() : "",
-                  first ? b.dtype() : "",
-                  e.engine() + (e.version().isEmpty() ? "" : " " + e.version()),
-                  e.accepts() ? "yes" : "NO",
-                  e.format(),
-                  String.join(", ", e.users())));
-          first = false;
-        }
-        if (b.engines().size() > 1 || b.breaks()) {
-          rows.add(
-              List.of(
-                  "",
-                  "",
-                  "",
-                  "all accept:",
-                  "",
-                  "",
-                  b.acceptedByAll().isEmpty() ? "(nothing)" : String.join(" ", b.acceptedByAll())));
-        }
+        addBindingRows(b, rows);
       }
       table(
           rows,
@@ -78,7 +63,40 @@ public final class ReportTable {
               });
     }
     out.println();
+  }
 
+  /** One row per engine using the Binding, the Binding's own cells on the first only. */
+  private static void addBindingRows(BindingCheck b, List<List<String>> rows) {
+    if (b.engines().isEmpty()) {
+      rows.add(List.of(b.namespace(), b.name(), b.dtype(), "-", "-", "-", "(unused)"));
+    }
+    boolean first = true;
+    for (EngineUse e : b.engines()) {
+      rows.add(
+          List.of(
+              first ? b.namespace() : "",
+              first ? b.name() : "",
+              first ? b.dtype() : "",
+              e.engine() + (e.version().isEmpty() ? "" : " " + e.version()),
+              e.accepts() ? "yes" : "NO",
+              e.format(),
+              String.join(", ", e.users())));
+      first = false;
+    }
+    if (b.engines().size() > 1 || b.breaks()) {
+      rows.add(
+          List.of(
+              "",
+              "",
+              "",
+              "all accept:",
+              "",
+              "",
+              b.acceptedByAll().isEmpty() ? "(nothing)" : String.join(" ", b.acceptedByAll())));
+    }
+  }
+
+  private void printFindings(Report report, PrintWriter out) {
     List<Finding> breaking =
         report.findings().stream().filter(f -> f.severity() == Finding.Severity.BREAKS).toList();
     List<Finding> warnings =
@@ -87,7 +105,9 @@ public final class ReportTable {
     findings(breaking, paint(RED, "BREAKS"), out);
     out.println(bold("WARNINGS (" + warnings.size() + ")"));
     findings(warnings, paint(YELLOW, "WARN"), out);
+  }
 
+  private void printRollouts(Report report, PrintWriter out) {
     out.println(bold("ROLLOUT"));
     if (report.rollouts().isEmpty()) {
       out.println("  (no ModelDeployments)");
@@ -110,6 +130,9 @@ public final class ReportTable {
       table(rows, out, cell -> "");
     }
     out.println();
+  }
+
+  private void printSummary(Report report, PrintWriter out) {
     String summary =
         report.breaking()
             + " will break or be refused, "
@@ -120,7 +143,6 @@ public final class ReportTable {
         report.exitCode() == 0
             ? paint(GREEN, "Nothing will break: " + summary + ".")
             : paint(RED, "Fix before upgrading: " + summary + "."));
-    out.flush();
   }
 
   private static String rolls(int rolling, int running) {
