@@ -57,113 +57,173 @@ public final class AttachmentResolver {
     Optional<KVCachePoolBinding> found =
         cluster.binding(ref.namespace(), ref.name()).filter(b -> b.getSpec() != null);
     if (found.isEmpty()) {
-      return refused(
-          ref,
-          version,
-          Optional.empty(),
-          Optional.empty(),
-          Optional.empty(),
-          refusal(
-              ref,
-              Refusal.BINDING_NOT_FOUND,
-              ProblemType.NOT_FOUND,
-              Message.ATTACH_BINDING_NOT_FOUND.detail(quote(ref.name()), quote(ref.namespace()))));
+      return bindingNotFound(ref, version);
     }
     KVCachePoolBinding binding = found.get();
     if (binding.getMetadata().getDeletionTimestamp() != null) {
-      return refused(
-          ref,
-          version,
-          found,
-          Optional.empty(),
-          Optional.empty(),
-          new Refusal(
-              Refusal.BINDING_DELETING,
-              ProblemType.FORBIDDEN,
-              ref.field(),
-              Optional.empty(),
-              Message.ATTACH_BINDING_DELETING.detail(quote(ref.name()))));
+      return bindingDeleting(ref, version, found);
     }
     String poolName = binding.getSpec().poolRef().name();
     Optional<KVCachePool> pool = cluster.pool(poolName).filter(p -> p.getSpec() != null);
     if (pool.isEmpty()) {
-      return refused(
-          ref,
-          version,
-          found,
-          pool,
-          Optional.empty(),
-          refusal(
-              ref,
-              Refusal.POOL_NOT_FOUND,
-              ProblemType.NOT_FOUND,
-              Message.ATTACH_POOL_NOT_FOUND.detail(quote(poolName), quote(ref.name()))));
+      return poolNotFound(ref, version, found, pool, poolName);
     }
     Optional<String> backendName = pool.get().getSpec().backends().stream().findFirst();
     Optional<KVCacheBackend> backend =
         backendName.flatMap(cluster::backend).filter(b -> b.getSpec() != null);
-    Optional<String> endpoint =
-        backend
-            .flatMap(b -> b.getSpec().connection().external())
-            .map(ExternalConnection::clientEndpoint)
-            .or(
-                () ->
-                    pool.get().getStatus() == null
-                        ? Optional.empty()
-                        : pool.get().getStatus().clientEndpoint());
+    Optional<String> endpoint = endpoint(pool.get(), backend);
     if (endpoint.isEmpty()) {
-      String why =
-          backend.isEmpty()
-              ? "does not exist"
-              : "declares no spec.connection.external.clientEndpoint";
-      return refused(
-          ref,
-          version,
-          found,
-          pool,
-          backend,
-          refusal(
-              ref,
-              Refusal.ENDPOINT_NOT_PUBLISHED,
-              ProblemType.INVALID,
-              Message.ATTACH_NO_ENDPOINT.detail(
-                  quote(poolName), quote(backendName.orElse("")), why)));
+      return noEndpoint(ref, version, found, pool, backend, poolName, backendName);
     }
     boolean tenants = backend.map(b -> b.getSpec().multiTenancy()).orElse(true);
     Optional<String> tenant =
         tenants ? Optional.of(binding.getSpec().domain().name()) : Optional.empty();
-    DtypeRuling ruling = rule(ref, binding, engine, version, settings);
     List<String> warnings = new ArrayList<>();
-    if (ruling.outcome() == Outcome.ACCEPTED) {
-      DomainFormats.Finding finding = formats.check(binding, self, engine, version, cluster);
-      warnings.addAll(finding.warnings());
-      if (finding.conflict().isPresent()) {
-        ruling =
-            new DtypeRuling(
-                settings.spellingCheck() == SpellingCheck.Warn
-                    ? Outcome.FORMAT_UNVERIFIED
-                    : Outcome.FORMAT_DIFFERS,
-                ruling.dtype(),
-                ruling.read(),
-                finding.conflict().get());
-      }
+    DtypeRuling ruling =
+        withDomainFormats(
+            rule(ref, binding, engine, version, settings),
+            binding,
+            self,
+            engine,
+            version,
+            settings,
+            cluster,
+            warnings);
+    Optional<Refusal> refusal = dtypeRefusal(ref, ruling, warnings);
+    return new Attachment(
+        ref, version, found, pool, backend, endpoint, tenant, ruling, refusal, warnings);
+  }
+
+  private static Attachment bindingNotFound(BindingRef ref, Optional<String> version) {
+    return refused(
+        ref,
+        version,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        refusal(
+            ref,
+            Refusal.BINDING_NOT_FOUND,
+            ProblemType.NOT_FOUND,
+            Message.ATTACH_BINDING_NOT_FOUND.detail(quote(ref.name()), quote(ref.namespace()))));
+  }
+
+  private static Attachment bindingDeleting(
+      BindingRef ref, Optional<String> version, Optional<KVCachePoolBinding> found) {
+    return refused(
+        ref,
+        version,
+        found,
+        Optional.empty(),
+        Optional.empty(),
+        new Refusal(
+            Refusal.BINDING_DELETING,
+            ProblemType.FORBIDDEN,
+            ref.field(),
+            Optional.empty(),
+            Message.ATTACH_BINDING_DELETING.detail(quote(ref.name()))));
+  }
+
+  private static Attachment poolNotFound(
+      BindingRef ref,
+      Optional<String> version,
+      Optional<KVCachePoolBinding> found,
+      Optional<KVCachePool> pool,
+      String poolName) {
+    return refused(
+        ref,
+        version,
+        found,
+        pool,
+        Optional.empty(),
+        refusal(
+            ref,
+            Refusal.POOL_NOT_FOUND,
+            ProblemType.NOT_FOUND,
+            Message.ATTACH_POOL_NOT_FOUND.detail(quote(poolName), quote(ref.name()))));
+  }
+
+  /** The backend's declared endpoint; the pool's published echo only when the backend is unread. */
+  private static Optional<String> endpoint(KVCachePool pool, Optional<KVCacheBackend> backend) {
+    return backend
+        .flatMap(b -> b.getSpec().connection().external())
+        .map(ExternalConnection::clientEndpoint)
+        .or(() -> pool.getStatus() == null ? Optional.empty() : pool.getStatus().clientEndpoint());
+  }
+
+  private static Attachment noEndpoint(
+      BindingRef ref,
+      Optional<String> version,
+      Optional<KVCachePoolBinding> found,
+      Optional<KVCachePool> pool,
+      Optional<KVCacheBackend> backend,
+      String poolName,
+      Optional<String> backendName) {
+    String why =
+        backend.isEmpty()
+            ? "does not exist"
+            : "declares no spec.connection.external.clientEndpoint";
+    return refused(
+        ref,
+        version,
+        found,
+        pool,
+        backend,
+        refusal(
+            ref,
+            Refusal.ENDPOINT_NOT_PUBLISHED,
+            ProblemType.INVALID,
+            Message.ATTACH_NO_ENDPOINT.detail(
+                quote(poolName), quote(backendName.orElse("")), why)));
+  }
+
+  /**
+   * An accepted ruling checked against the formats of the domain's other attachments: a conflict
+   * makes it differ (unverified under {@code Warn}). The check's warnings go to {@code warnings}.
+   */
+  private DtypeRuling withDomainFormats(
+      DtypeRuling ruling,
+      KVCachePoolBinding binding,
+      Workload self,
+      Engine engine,
+      Optional<String> version,
+      EffectiveSettings settings,
+      ClusterView cluster,
+      List<String> warnings) {
+    if (ruling.outcome() != Outcome.ACCEPTED) {
+      return ruling;
     }
-    Optional<Refusal> refusal = Optional.empty();
+    DomainFormats.Finding finding = formats.check(binding, self, engine, version, cluster);
+    warnings.addAll(finding.warnings());
+    if (finding.conflict().isEmpty()) {
+      return ruling;
+    }
+    return new DtypeRuling(
+        settings.spellingCheck() == SpellingCheck.Warn
+            ? Outcome.FORMAT_UNVERIFIED
+            : Outcome.FORMAT_DIFFERS,
+        ruling.dtype(),
+        ruling.read(),
+        finding.conflict().get());
+  }
+
+  /** The ruling's refusal, if it refuses; an unverified ruling adds its message to warnings. */
+  private static Optional<Refusal> dtypeRefusal(
+      BindingRef ref, DtypeRuling ruling, List<String> warnings) {
     switch (ruling.outcome()) {
-      case UNREADABLE, REJECTED, FORMAT_DIFFERS ->
-          refusal =
-              Optional.of(
-                  new Refusal(
-                      ruling.outcome().reason(),
-                      ProblemType.INVALID,
-                      ref.field(),
-                      Optional.of(ref.name()),
-                      ruling.message()));
+      case UNREADABLE, REJECTED, FORMAT_DIFFERS -> {
+        return Optional.of(
+            new Refusal(
+                ruling.outcome().reason(),
+                ProblemType.INVALID,
+                ref.field(),
+                Optional.of(ref.name()),
+                ruling.message()));
+      }
       case UNVERIFIED, FORMAT_UNVERIFIED -> warnings.add(ruling.message());
       default -> {}
     }
-    return new Attachment(
-        ref, version, found, pool, backend, endpoint, tenant, ruling, refusal, warnings);
+    return Optional.empty();
   }
 
   private static Refusal refusal(BindingRef ref, String reason, ProblemType type, String message) {

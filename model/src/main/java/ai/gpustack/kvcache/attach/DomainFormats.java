@@ -87,29 +87,47 @@ final class DomainFormats {
       return new Finding(Optional.empty(), List.of());
     }
     Member mine = new Member(self, engine, version, own.get());
-    List<Member> members = new ArrayList<>();
-    candidates.forEach(c -> members.add(c.member()));
-    members.add(mine);
-    members.sort(EARLIEST);
+    List<Member> members = earliestFirst(candidates, mine);
     if (own.get().modelDependent()) {
-      List<String> resolvers =
-          members.stream()
-              .filter(m -> m.format().modelDependent())
-              .map(Member::engineAtVersion)
-              .distinct()
-              .toList();
-      return new Finding(
-          Optional.empty(),
-          List.of(
-              Message.FORMAT_MODEL_DEPENDENT.detail(
-                  quote(binding.getMetadata().getName()),
-                  quote(dtype),
-                  String.join(", ", resolvers))));
+      return modelDependent(binding, dtype, members);
     }
     Optional<Member> first = members.stream().filter(m -> !m.format().modelDependent()).findFirst();
     if (first.isEmpty() || first.get().format() == own.get()) {
       return new Finding(Optional.empty(), List.of());
     }
+    return differs(binding, dtype, mine, first.get(), members);
+  }
+
+  /** Every attachment, {@code mine} among them, earliest first. */
+  private static List<Member> earliestFirst(List<Candidate> candidates, Member mine) {
+    List<Member> members = new ArrayList<>();
+    candidates.forEach(c -> members.add(c.member()));
+    members.add(mine);
+    members.sort(EARLIEST);
+    return members;
+  }
+
+  /** A model-dependent format cannot be compared: a warning naming who resolves it so. */
+  private static Finding modelDependent(
+      KVCachePoolBinding binding, String dtype, List<Member> members) {
+    List<String> resolvers =
+        members.stream()
+            .filter(m -> m.format().modelDependent())
+            .map(Member::engineAtVersion)
+            .distinct()
+            .toList();
+    return new Finding(
+        Optional.empty(),
+        List.of(
+            Message.FORMAT_MODEL_DEPENDENT.detail(
+                quote(binding.getMetadata().getName()),
+                quote(dtype),
+                String.join(", ", resolvers))));
+  }
+
+  /** The conflict: {@code mine} stores another format than the domain's earliest, {@code first}. */
+  private static Finding differs(
+      KVCachePoolBinding binding, String dtype, Member mine, Member first, List<Member> members) {
     Map<String, KvFormat> byEngine = new LinkedHashMap<>();
     members.stream()
         .filter(m -> !m.format().modelDependent())
@@ -123,12 +141,12 @@ final class DomainFormats {
                 quote(binding.getSpec().domain().name()),
                 quote(dtype),
                 mine.engineAtVersion(),
-                own.get().id(),
-                first.get().format().id(),
-                first.get().workload().display(),
+                mine.format().id(),
+                first.format().id(),
+                first.workload().display(),
                 String.join(", ", listed),
                 quote(dtype),
-                first.get().format().id())),
+                first.format().id())),
         List.of());
   }
 

@@ -45,61 +45,82 @@ final class BindingRule implements Rule {
     }
     String namespace = namespace(binding, request);
     if (request.isCreate()) {
-      shape(spec, problems);
-      String dtype = spec.domain().dtype();
-      boolean owned = cluster.settings().kvCacheDtypeOwned();
-      if (owned && Dtype.AUTO.equals(dtype)) {
-        problems.invalid("spec.domain.dtype", Dtype.AUTO, Message.BINDING_DTYPE_AUTO.detail());
-      } else if (owned && dtype != null) {
-        List<String> modelDtype = engines.leavingModelDtype(dtype);
-        if (!modelDtype.isEmpty()) {
-          problems.invalid(
-              "spec.domain.dtype",
-              dtype,
-              Message.BINDING_DTYPE_MODEL_DTYPE.detail(
-                  quote(dtype), String.join(", ", modelDtype)));
-        }
-      }
-      if (problems.isEmpty()) {
-        Optional<KVCachePool> pool = cluster.pool(spec.poolRef().name());
-        if (pool.isEmpty()) {
-          problems.notFound(
-              "spec.poolRef.name",
-              spec.poolRef().name(),
-              Message.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name())));
-        } else {
-          // A review's object may come without metadata; the request still names it.
-          String name =
-              binding.getMetadata() == null || binding.getMetadata().getName() == null
-                  ? request.name()
-                  : binding.getMetadata().getName();
-          claim(namespace, name, spec, pool.get(), problems);
-          ceiling(namespace, name, spec, pool.get(), problems);
-        }
-      }
+      create(request, binding, namespace, spec, problems);
     } else {
-      KVCachePoolBinding old = reader.read(request.oldObject(), KVCachePoolBinding.class);
-      KVCachePoolBindingSpec before = old.getSpec();
-      if (before != null) {
-        immutable(before, spec, problems);
-        if (!before.equals(spec)) {
-          shape(spec, problems);
-        }
-        if (problems.isEmpty() && ceilingMoved(before, spec)) {
-          cluster
-              .pool(spec.poolRef().name())
-              .ifPresentOrElse(
-                  pool -> ceiling(namespace, request.name(), spec, pool, problems),
-                  () ->
-                      problems.notFound(
-                          "spec.poolRef.name",
-                          spec.poolRef().name(),
-                          Message.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name()))));
-        }
-      }
+      update(request, namespace, spec, problems);
     }
     List<String> warnings = problems.isEmpty() ? warnings(namespace, binding) : List.of();
     return Decision.of(request.subject(), problems, warnings);
+  }
+
+  /** A new Binding: its shape and dtype, then (when those hold) its pool, claim and ceiling. */
+  private void create(
+      Request request,
+      KVCachePoolBinding binding,
+      String namespace,
+      KVCachePoolBindingSpec spec,
+      Problems problems) {
+    shape(spec, problems);
+    dtype(spec.domain().dtype(), problems);
+    if (!problems.isEmpty()) {
+      return;
+    }
+    Optional<KVCachePool> pool = cluster.pool(spec.poolRef().name());
+    if (pool.isEmpty()) {
+      poolNotFound(spec, problems);
+      return;
+    }
+    // A review's object may come without metadata; the request still names it.
+    String name =
+        binding.getMetadata() == null || binding.getMetadata().getName() == null
+            ? request.name()
+            : binding.getMetadata().getName();
+    claim(namespace, name, spec, pool.get(), problems);
+    ceiling(namespace, name, spec, pool.get(), problems);
+  }
+
+  /** The dtype an owned Binding may declare: neither {@code auto} nor one left to the model. */
+  private void dtype(String dtype, Problems problems) {
+    boolean owned = cluster.settings().kvCacheDtypeOwned();
+    if (owned && Dtype.AUTO.equals(dtype)) {
+      problems.invalid("spec.domain.dtype", Dtype.AUTO, Message.BINDING_DTYPE_AUTO.detail());
+    } else if (owned && dtype != null) {
+      List<String> modelDtype = engines.leavingModelDtype(dtype);
+      if (!modelDtype.isEmpty()) {
+        problems.invalid(
+            "spec.domain.dtype",
+            dtype,
+            Message.BINDING_DTYPE_MODEL_DTYPE.detail(quote(dtype), String.join(", ", modelDtype)));
+      }
+    }
+  }
+
+  /** A changed Binding: what is immutable stays, and a moved ceiling still fits its pool. */
+  private void update(
+      Request request, String namespace, KVCachePoolBindingSpec spec, Problems problems) {
+    KVCachePoolBinding old = reader.read(request.oldObject(), KVCachePoolBinding.class);
+    KVCachePoolBindingSpec before = old.getSpec();
+    if (before == null) {
+      return;
+    }
+    immutable(before, spec, problems);
+    if (!before.equals(spec)) {
+      shape(spec, problems);
+    }
+    if (problems.isEmpty() && ceilingMoved(before, spec)) {
+      cluster
+          .pool(spec.poolRef().name())
+          .ifPresentOrElse(
+              pool -> ceiling(namespace, request.name(), spec, pool, problems),
+              () -> poolNotFound(spec, problems));
+    }
+  }
+
+  private static void poolNotFound(KVCachePoolBindingSpec spec, Problems problems) {
+    problems.notFound(
+        "spec.poolRef.name",
+        spec.poolRef().name(),
+        Message.BINDING_POOL_NOT_FOUND.detail(quote(spec.poolRef().name())));
   }
 
   static String namespace(KVCachePoolBinding binding, Request request) {

@@ -11,7 +11,6 @@ import ai.gpustack.kvcache.attach.Attachment;
 import ai.gpustack.kvcache.attach.AttachmentResolver;
 import ai.gpustack.kvcache.attach.BindingRef;
 import ai.gpustack.kvcache.attach.ConfigVolume;
-import ai.gpustack.kvcache.attach.OwnedFlags;
 import ai.gpustack.kvcache.attach.Refusal;
 import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.ClusterView;
@@ -21,14 +20,11 @@ import ai.gpustack.kvcache.spi.CacheAttachment;
 import ai.gpustack.kvcache.spi.ClientConfigFile;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
-import ai.gpustack.kvcache.spi.Launch;
-import ai.gpustack.kvcache.spi.LaunchKind;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +32,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -46,19 +41,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code spec.volumes} and the two injection annotations.
  */
 final class PodInjection implements Rule {
-  /** The keys a person may write; everything else under the prefix is refused. */
-  static final Set<String> READ_ANNOTATIONS =
-      Set.of(
-          Keys.BINDING,
-          Keys.ENGINE,
-          Keys.ENGINE_VERSION,
-          Keys.CONTAINER,
-          Keys.LAUNCH_ARGS_FORWARDED);
-
-  /** The keys a person may write, as an unknown key's refusal lists them. */
-  private static final String KNOWN_KEYS =
-      String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
-
   private static final JsonStringEncoder STRINGS = JsonStringEncoder.getInstance();
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -85,186 +67,96 @@ final class PodInjection implements Rule {
   @Override
   public Decision decide(Request request) {
     PodShape pod = reader.read(request.object(), PodShape.class);
-    Map<String, String> labels = orEmpty(pod.metadata() == null ? null : pod.metadata().labels());
+    Map<String, String> labels =
+        PodRules.orEmpty(pod.metadata() == null ? null : pod.metadata().labels());
     if (!"true".equals(labels.get(Keys.INJECT))) {
       return Decision.allow(List.of());
     }
-    Map<String, String> annotations = orEmpty(pod.metadata().annotations());
+    Map<String, String> annotations = PodRules.orEmpty(pod.metadata().annotations());
     Problems problems = Problems.create();
     List<String> warnings = new ArrayList<>();
-
-    vocabulary(labels, annotations, problems);
-    String bindingName = annotations.get(Keys.BINDING);
-    String bindingField = "metadata.annotations[" + Keys.BINDING + "]";
-    if (bindingName == null || bindingName.isBlank()) {
-      problems.required(bindingField, Message.POD_BINDING_REQUIRED.detail());
-    } else if (bindingName.contains("/")) {
-      problems.invalid(bindingField, bindingName, Message.POD_BINDING_NAMESPACED.detail());
-    }
-    String engineName = annotations.get(Keys.ENGINE);
-    String engineField = "metadata.annotations[" + Keys.ENGINE + "]";
-    Optional<Engine> engine = Optional.empty();
-    if (engineName == null || engineName.isBlank()) {
-      problems.required(engineField, Message.POD_ENGINE_REQUIRED.detail(registered()));
-    } else {
-      engine = engines.find(engineName);
-      if (engine.isEmpty()) {
-        problems.add(Refusal.engineNotRegistered(engines, engineField, engineName));
-      }
-    }
-    String forwarded = annotations.get(Keys.LAUNCH_ARGS_FORWARDED);
-    if (forwarded != null && !forwarded.equals("true")) {
-      problems.invalid(
-          "metadata.annotations[" + Keys.LAUNCH_ARGS_FORWARDED + "]",
-          forwarded,
-          Message.POD_LAUNCH_FORWARDED_VALUE.detail());
-    }
-    shape(pod, problems);
+    Optional<Engine> engine = annotationRules(labels, annotations, problems);
+    PodRules.shape(pod, problems);
     if (!problems.isEmpty()) {
       return Decision.of(request.subject(), problems, warnings);
     }
 
-    String namespace = pod.metadata().namespace();
-    if (namespace == null || namespace.isEmpty()) {
-      namespace = request.namespace();
-    }
     Engine e = engine.get();
+    String bindingName = annotations.get(Keys.BINDING);
     Optional<String> version = Optional.ofNullable(annotations.get(Keys.ENGINE_VERSION));
     EffectiveSettings settings = cluster.settings();
-    Attachment attachment =
-        resolver.resolve(
-            new BindingRef(namespace, bindingName, bindingField),
-            Workload.admitted(Workload.POD, Objects.requireNonNullElse(pod.metadata().name(), "")),
-            e,
-            version,
-            settings,
-            cluster);
+    Attachment attachment = attachment(request, pod, bindingName, e, version, settings);
     attachment.refusal().filter(r -> !r.aboutDtype()).ifPresent(r -> problems.add(r.problem()));
 
-    int target = target(pod, annotations.get(Keys.CONTAINER), problems);
-    String launchProgram = "";
-    PodShape.Container container = null;
-    List<String> command = List.of();
-    List<String> args = List.of();
-    if (target >= 0) {
-      container = pod.spec().containers().get(target);
-      command = strings(container.command());
-      args = strings(container.args());
-      launchProgram =
-          containerRules(
-              pod,
-              container,
-              target,
-              command,
-              args,
-              e,
-              version,
-              settings.kvCacheDtypeOwned(),
-              "KVCachePoolBinding " + quote(bindingName),
-              forwarded,
-              problems,
-              warnings);
-    }
+    int index = PodRules.target(pod, annotations.get(Keys.CONTAINER), problems);
+    PodRules.Target target = index < 0 ? null : PodRules.Target.of(pod, index);
+    String launchProgram =
+        target == null
+            ? ""
+            : PodRules.containerRules(
+                pod,
+                target,
+                e,
+                version,
+                settings.kvCacheDtypeOwned(),
+                "KVCachePoolBinding " + quote(bindingName),
+                annotations.get(Keys.LAUNCH_ARGS_FORWARDED),
+                problems,
+                warnings);
     attachment.refusal().filter(Refusal::aboutDtype).ifPresent(r -> problems.add(r.problem()));
     warnings.addAll(attachment.warnings());
     if (!problems.isEmpty()) {
       return Decision.of(request.subject(), problems, warnings);
     }
-    return mutate(
-        request,
-        container,
-        command,
-        args,
-        target,
-        e,
-        attachment.request(RoleKind.Server).orElseThrow(),
-        bindingName,
-        launchProgram,
-        warnings);
+    AttachmentRequest attach = attachment.request(RoleKind.Server).orElseThrow();
+    return mutate(request, target, e, attach, bindingName, launchProgram, warnings);
   }
 
   /**
-   * What the target container may not do: pass a flag or set a variable the injection owns, hold
-   * the config volume's name, or launch the engine where appended args cannot reach it. Returns the
-   * launch program for the injection record.
+   * The Pod's labels and annotations: no unknown key, a Binding named, a registered engine, and the
+   * forwarded-args flag spelled. Returns the engine when it is registered.
    */
-  private static String containerRules(
+  private Optional<Engine> annotationRules(
+      Map<String, String> labels, Map<String, String> annotations, Problems problems) {
+    PodRules.vocabulary(labels, annotations, problems);
+    PodRules.bindingName(annotations.get(Keys.BINDING), problems);
+    Optional<Engine> engine = engine(annotations.get(Keys.ENGINE), problems);
+    PodRules.forwarded(annotations.get(Keys.LAUNCH_ARGS_FORWARDED), problems);
+    return engine;
+  }
+
+  private Optional<Engine> engine(String name, Problems problems) {
+    String field = "metadata.annotations[" + Keys.ENGINE + "]";
+    if (name == null || name.isBlank()) {
+      problems.required(field, Message.POD_ENGINE_REQUIRED.detail(registered()));
+      return Optional.empty();
+    }
+    Optional<Engine> engine = engines.find(name);
+    if (engine.isEmpty()) {
+      problems.add(Refusal.engineNotRegistered(engines, field, name));
+    }
+    return engine;
+  }
+
+  /** What the Pod's Binding attaches it to, resolved as the operator resolves a deployment. */
+  private Attachment attachment(
+      Request request,
       PodShape pod,
-      PodShape.Container container,
-      int target,
-      List<String> command,
-      List<String> args,
+      String bindingName,
       Engine engine,
       Optional<String> version,
-      boolean dtypeOwned,
-      String dtypeSource,
-      String forwarded,
-      Problems problems,
-      List<String> warnings) {
-    String at = "spec.containers[" + target + "]";
-    OwnedFlags.Verdict owned =
-        OwnedFlags.check(
-            engine,
-            version,
-            OwnedFlags.Subject.container(
-                container.name(),
-                at,
-                command,
-                args,
-                orEmpty(container.env()).stream().map(PodShape.Named::name).toList()),
-            dtypeOwned,
-            dtypeSource);
-    owned.refusals().forEach(problems::add);
-    warnings.addAll(owned.warnings());
-    List<PodShape.Named> volumes = orEmpty(pod.spec().volumes());
-    for (int v = 0; v < volumes.size(); v++) {
-      if (ClientConfigFile.VOLUME.equals(volumes.get(v).name())) {
-        problems.forbidden(
-            "spec.volumes[" + v + "].name",
-            Message.POD_VOLUME_TAKEN.detail(ClientConfigFile.VOLUME));
-      }
+      EffectiveSettings settings) {
+    String namespace = pod.metadata().namespace();
+    if (namespace == null || namespace.isEmpty()) {
+      namespace = request.namespace();
     }
-    List<String> argv = new ArrayList<>(command);
-    argv.addAll(args);
-    return launch(container, command, argv, engine, "true".equals(forwarded), at, problems);
-  }
-
-  /**
-   * Entries no API server stores (a null container, env var or volume, a nameless container):
-   * refused naming the field, before any rule reads them.
-   */
-  private static void shape(PodShape pod, Problems problems) {
-    if (pod.spec() == null) {
-      problems.required("spec", "a Pod runs at least one container");
-      return;
-    }
-    List<PodShape.Container> containers = orEmpty(pod.spec().containers());
-    for (int i = 0; i < containers.size(); i++) {
-      PodShape.Container c = containers.get(i);
-      if (c == null || c.name() == null) {
-        problems.required("spec.containers[" + i + "].name", "every container has a name");
-        continue;
-      }
-      List<PodShape.Named> env = orEmpty(c.env());
-      for (int k = 0; k < env.size(); k++) {
-        if (env.get(k) == null || env.get(k).name() == null) {
-          problems.required(
-              "spec.containers[" + i + "].env[" + k + "].name", "every variable has a name");
-        }
-      }
-    }
-    List<PodShape.Container> init = orEmpty(pod.spec().initContainers());
-    for (int i = 0; i < init.size(); i++) {
-      if (init.get(i) == null || init.get(i).name() == null) {
-        problems.required("spec.initContainers[" + i + "].name", "every container has a name");
-      }
-    }
-    List<PodShape.Named> volumes = orEmpty(pod.spec().volumes());
-    for (int v = 0; v < volumes.size(); v++) {
-      if (volumes.get(v) == null || volumes.get(v).name() == null) {
-        problems.required("spec.volumes[" + v + "].name", "every volume has a name");
-      }
-    }
+    return resolver.resolve(
+        new BindingRef(namespace, bindingName, PodRules.BINDING_FIELD),
+        Workload.admitted(Workload.POD, Objects.requireNonNullElse(pod.metadata().name(), "")),
+        engine,
+        version,
+        settings,
+        cluster);
   }
 
   /**
@@ -274,21 +166,19 @@ final class PodInjection implements Rule {
    */
   private Decision mutate(
       Request request,
-      PodShape.Container container,
-      List<String> command,
-      List<String> args,
-      int target,
+      PodRules.Target target,
       Engine engine,
       AttachmentRequest attach,
       String binding,
       String launchProgram,
       List<String> warnings) {
     JsonNode original = request.object();
-    JsonNode targetNode = original.path("spec").path("containers").path(target);
-    String at = "/spec/containers/" + target;
+    JsonNode targetNode = original.path("spec").path("containers").path(target.index());
+    String at = "/spec/containers/" + target.index();
     Fragments fragments = fragments(new FragmentsKey(engine, attach, binding, launchProgram));
     CacheAttachment attachment = fragments.attachment();
-    List<String> appended = engine.appendedArgs(command, args, attach, attachment);
+    List<String> appended =
+        engine.appendedArgs(target.command(), target.args(), attach, attachment);
 
     PatchWriter patch = new PatchWriter();
     patch.append(
@@ -298,7 +188,7 @@ final class PodInjection implements Rule {
     List<PatchWriter.Value> env = new ArrayList<>(fragments.env());
     if (!fragments.defaultedEnv().isEmpty()) {
       Set<String> declared = new HashSet<>();
-      orEmpty(container.env()).forEach(v -> declared.add(v.name()));
+      PodRules.orEmpty(target.container().env()).forEach(v -> declared.add(v.name()));
       fragments.defaultedEnv().stream()
           .filter(v -> !declared.contains(v.name()))
           .forEach(v -> env.add(v.value()));
@@ -401,92 +291,6 @@ final class PodInjection implements Rule {
     return key.replace("~", "~0").replace("/", "~1");
   }
 
-  private static void vocabulary(
-      Map<String, String> labels, Map<String, String> annotations, Problems problems) {
-    for (String key : unknown(labels.keySet(), Set.of(Keys.INJECT))) {
-      problems.forbidden(
-          "metadata.labels[" + key + "]", Message.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
-    }
-    for (String key : unknown(annotations.keySet(), READ_ANNOTATIONS)) {
-      problems.forbidden(
-          "metadata.annotations[" + key + "]", Message.POD_UNKNOWN_KEY.detail(key, KNOWN_KEYS));
-    }
-  }
-
-  /** The keys under the injection prefix that are not {@code known}, sorted. */
-  private static Set<String> unknown(Set<String> keys, Set<String> known) {
-    Set<String> unknown = new TreeSet<>();
-    for (String key : keys) {
-      if (key.startsWith(Keys.INJECTION_PREFIX) && !known.contains(key)) {
-        unknown.add(key);
-      }
-    }
-    return unknown;
-  }
-
-  /** The target container's index, or -1 with the problem; {@link #shape} vetted the entries. */
-  private static int target(PodShape pod, String name, Problems problems) {
-    List<PodShape.Container> containers = orEmpty(pod.spec().containers());
-    String field = "metadata.annotations[" + Keys.CONTAINER + "]";
-    List<String> names = containers.stream().map(PodShape.Container::name).toList();
-    if (name == null) {
-      if (containers.size() == 1) {
-        return 0;
-      }
-      problems.required(field, Message.POD_CONTAINER_REQUIRED.detail(containers.size()));
-      return -1;
-    }
-    int index = names.indexOf(name);
-    if (index >= 0) {
-      return index;
-    }
-    boolean init =
-        orEmpty(pod.spec().initContainers()).stream().anyMatch(c -> name.equals(c.name()));
-    if (init) {
-      problems.invalid(field, name, Message.POD_CONTAINER_INIT.detail(quote(name)));
-    } else {
-      problems.notFound(
-          field,
-          name,
-          Message.POD_CONTAINER_NOT_FOUND.detail(quote(name), String.join(", ", names)));
-    }
-    return -1;
-  }
-
-  /** The launch program, refusing a launch the appended args may never reach. */
-  private static String launch(
-      PodShape.Container container,
-      List<String> command,
-      List<String> argv,
-      Engine engine,
-      boolean forwarded,
-      String at,
-      Problems problems) {
-    String name = quote(container.name());
-    if (argv.isEmpty()) {
-      problems.required(at + ".command", Message.POD_NO_ARGV.detail(name));
-      return "";
-    }
-    Launch launch = command.isEmpty() ? Launch.identify(List.of()) : Launch.identify(argv);
-    if (launch.kind() == LaunchKind.SHELL) {
-      problems.forbidden(at + ".command", Message.POD_SHELL_LAUNCH.detail(name, launch.program()));
-    } else if (launch.kind() == LaunchKind.SCRIPT) {
-      problems.forbidden(
-          at + ".command", Message.POD_SCRIPT_LAUNCH.detail(name, quote(launch.program())));
-    } else if (!engine.launchedBy(launch) && !forwarded) {
-      problems.forbidden(
-          at + ".command",
-          Message.POD_UNKNOWN_LAUNCH.detail(
-              name,
-              launch.kind() == LaunchKind.UNKNOWN
-                  ? "the image's entrypoint"
-                  : quote(launch.program()),
-              quote(engine.id()),
-              String.join(", ", new TreeSet<>(engine.launchPrograms()))));
-    }
-    return launch.kind() == LaunchKind.UNKNOWN ? "(image entrypoint)" : launch.program();
-  }
-
   private String registered() {
     return engines.isEmpty()
         ? "no engine module is registered"
@@ -508,21 +312,5 @@ final class PodInjection implements Rule {
           out.append('"');
         });
     return out.append('}').toString();
-  }
-
-  /** An argv list with null entries (which no API server stores) read as empty strings. */
-  private static List<String> strings(List<String> list) {
-    if (list == null) {
-      return List.of();
-    }
-    return list.contains(null) ? list.stream().map(s -> s == null ? "" : s).toList() : list;
-  }
-
-  private static <T> List<T> orEmpty(List<T> list) {
-    return list == null ? List.of() : list;
-  }
-
-  private static Map<String, String> orEmpty(Map<String, String> map) {
-    return map == null ? new HashMap<>() : map;
   }
 }

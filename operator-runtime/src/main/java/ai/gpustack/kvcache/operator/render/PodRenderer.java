@@ -162,59 +162,105 @@ public final class PodRenderer {
   private static Pod pod(PodInputs in) {
     Role role = in.role();
     Engine engine = in.engine();
-    Optional<String> version = in.version();
-    String image =
-        role.image()
-            .or(() -> engine.defaultImage(version))
-            .orElseThrow(
-                () ->
-                    new RenderException(
-                        "spec.roles["
-                            + in.index()
-                            + "].image is required: engine "
-                            + quote(engine.id())
-                            + " names no default image"));
+    String image = image(in);
     List<ContainerPort> ports =
         role.ports().isEmpty()
             ? List.of(
                 ContainerPort.builder().name("http").containerPort(engine.defaultPort()).build())
             : role.ports();
     Optional<CacheAttachment> cache = in.request().map(engine::attachment);
-    List<String> command;
-    List<EnvVar> env;
-    if (role.isTakeOver()) {
-      command = role.command();
-      env = role.env();
-    } else {
-      command =
-          engine.commandFor(
-              ManagedRole.builder()
-                  .model(in.model())
-                  .addAllExtraArgs(role.extraArgs())
-                  .port(ports.get(0).containerPort())
-                  .engineVersion(version)
-                  .attachment(in.request())
-                  .build(),
-              cache);
-      env = cache.map(c -> engine.renderEnv(role.env(), c)).orElse(role.env());
-    }
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put("app.kubernetes.io/name", "model-deployment");
-    labels.put(Keys.INSTANCE, in.name());
-    labels.put(Keys.COMPONENT, role.name());
-    labels.put(Keys.MANAGED_BY, MANAGER);
-    labels.put("modeldeployment.gpustack.ai/role-kind", role.kind().name());
-    labels.put(Keys.POD_ORDINAL, Integer.toString(in.ordinal()));
+    MainProcess main = mainProcess(in, ports, cache);
     Map<String, String> annotations = new LinkedHashMap<>();
     Optional<ClientConfigFile> config = cache.flatMap(CacheAttachment::clientConfig);
     config.ifPresent(c -> annotations.put(Keys.CLIENT_CONFIG, c.content()));
+    ContainerBuilder container = container(role, image, main, ports);
+    PodBuilder pod = metadata(in, labels(in), annotations);
+    config.ifPresent(
+        c -> {
+          container.addToVolumeMounts(ConfigVolume.mount(c));
+          pod.editOrNewSpec().addToVolumes(ConfigVolume.volume(c)).endSpec();
+        });
+    // The restricted Pod Security Standard (baseline: all of it but running as non-root), and no
+    // ServiceAccount token: an engine has no business with the API server.
+    Pod rendered =
+        pod.editOrNewSpec()
+            .withContainers(container.build())
+            .withRestartPolicy("Always")
+            .withAutomountServiceAccountToken(false)
+            .withNewSecurityContext()
+            .withRunAsNonRoot(in.security() == PodSecurity.restricted ? Boolean.TRUE : null)
+            .withNewSeccompProfile()
+            .withType("RuntimeDefault")
+            .endSeccompProfile()
+            .endSecurityContext()
+            .endSpec()
+            .build();
+    rendered.getMetadata().getAnnotations().put(Keys.POD_SPEC_HASH, PodSpecHash.of(rendered));
+    return rendered;
+  }
+
+  /** What the main container runs: its command and environment. */
+  private record MainProcess(List<String> command, List<EnvVar> env) {}
+
+  /** The role's image, else the engine's default for the version; one of them is required. */
+  private static String image(PodInputs in) {
+    Engine engine = in.engine();
+    return in.role()
+        .image()
+        .or(() -> engine.defaultImage(in.version()))
+        .orElseThrow(
+            () ->
+                new RenderException(
+                    "spec.roles["
+                        + in.index()
+                        + "].image is required: engine "
+                        + quote(engine.id())
+                        + " names no default image"));
+  }
+
+  /** A take-over role runs as written; a managed one runs the engine's argv and env. */
+  private static MainProcess mainProcess(
+      PodInputs in, List<ContainerPort> ports, Optional<CacheAttachment> cache) {
+    Role role = in.role();
+    Engine engine = in.engine();
+    if (role.isTakeOver()) {
+      return new MainProcess(role.command(), role.env());
+    }
+    List<String> command =
+        engine.commandFor(
+            ManagedRole.builder()
+                .model(in.model())
+                .addAllExtraArgs(role.extraArgs())
+                .port(ports.get(0).containerPort())
+                .engineVersion(in.version())
+                .attachment(in.request())
+                .build(),
+            cache);
+    List<EnvVar> env = cache.map(c -> engine.renderEnv(role.env(), c)).orElse(role.env());
+    return new MainProcess(command, env);
+  }
+
+  private static Map<String, String> labels(PodInputs in) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("app.kubernetes.io/name", "model-deployment");
+    labels.put(Keys.INSTANCE, in.name());
+    labels.put(Keys.COMPONENT, in.role().name());
+    labels.put(Keys.MANAGED_BY, MANAGER);
+    labels.put("modeldeployment.gpustack.ai/role-kind", in.role().kind().name());
+    labels.put(Keys.POD_ORDINAL, Integer.toString(in.ordinal()));
+    return labels;
+  }
+
+  /** Container {@code main}: unprivileged, with the role's resources and ports. */
+  private static ContainerBuilder container(
+      Role role, String image, MainProcess main, List<ContainerPort> ports) {
     ContainerBuilder container =
         new ContainerBuilder()
             .withName(MAIN)
             .withImage(image)
-            .withCommand(command)
+            .withCommand(main.command())
             .withEnv(
-                env.stream()
+                main.env().stream()
                     .map(e -> new EnvVarBuilder().withName(e.name()).withValue(e.value()).build())
                     .toList())
             .withNewSecurityContext()
@@ -238,45 +284,28 @@ public final class PodRenderer {
           .withContainerPort(p.containerPort())
           .endPort();
     }
-    PodBuilder pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(in.name() + "-" + role.name() + "-" + in.ordinal())
-            .withNamespace(in.namespace())
-            .withLabels(labels)
-            .withAnnotations(annotations)
-            .withOwnerReferences(
-                new OwnerReferenceBuilder()
-                    .withApiVersion(in.apiVersion())
-                    .withKind(in.kind())
-                    .withName(in.name())
-                    .withUid(in.uid())
-                    .withController(true)
-                    .withBlockOwnerDeletion(true)
-                    .build())
-            .endMetadata();
-    config.ifPresent(
-        c -> {
-          container.addToVolumeMounts(ConfigVolume.mount(c));
-          pod.editOrNewSpec().addToVolumes(ConfigVolume.volume(c)).endSpec();
-        });
-    // The restricted Pod Security Standard (baseline: all of it but running as non-root), and no
-    // ServiceAccount token: an engine has no business with the API server.
-    Pod rendered =
-        pod.editOrNewSpec()
-            .withContainers(container.build())
-            .withRestartPolicy("Always")
-            .withAutomountServiceAccountToken(false)
-            .withNewSecurityContext()
-            .withRunAsNonRoot(in.security() == PodSecurity.restricted ? Boolean.TRUE : null)
-            .withNewSeccompProfile()
-            .withType("RuntimeDefault")
-            .endSeccompProfile()
-            .endSecurityContext()
-            .endSpec()
-            .build();
-    rendered.getMetadata().getAnnotations().put(Keys.POD_SPEC_HASH, PodSpecHash.of(rendered));
-    return rendered;
+    return container;
+  }
+
+  /** The replica's name, labels and annotations, owned by its ModelDeployment. */
+  private static PodBuilder metadata(
+      PodInputs in, Map<String, String> labels, Map<String, String> annotations) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(in.name() + "-" + in.role().name() + "-" + in.ordinal())
+        .withNamespace(in.namespace())
+        .withLabels(labels)
+        .withAnnotations(annotations)
+        .withOwnerReferences(
+            new OwnerReferenceBuilder()
+                .withApiVersion(in.apiVersion())
+                .withKind(in.kind())
+                .withName(in.name())
+                .withUid(in.uid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .build())
+        .endMetadata();
   }
 
   private static Map<String, Quantity> quantities(Map<String, String> byName) {

@@ -41,69 +41,71 @@ public final class DeploymentConditions {
   }
 
   private static List<Condition> naming(Rendering rendering, Attachment a, boolean dtypeOwned) {
-    boolean allTakeOver = rendering.allTakeOver();
     List<Condition> out = new ArrayList<>();
     Optional<Refusal> detached = a.refusal().filter(r -> !r.aboutDtype());
+    out.add(domainRegistered(a, detached));
+    out.add(cacheAttached(a, detached, rendering.allTakeOver()));
+    out.add(dtypeAccepted(rendering, a.dtype(), dtypeOwned));
+    return out;
+  }
+
+  /** Registered unless the Binding is missing or being deleted. */
+  private static Condition domainRegistered(Attachment a, Optional<Refusal> detached) {
     Optional<Refusal> unregistered =
         detached.filter(
             r ->
                 r.reason().equals(Refusal.BINDING_NOT_FOUND)
                     || r.reason().equals(Refusal.BINDING_DELETING));
-    out.add(
-        unregistered
-            .map(r -> Conditions.of(DOMAIN_REGISTERED, false, r.reason(), r.message()))
-            .orElseGet(
-                () -> {
-                  KVCachePoolBinding b = a.binding().orElseThrow();
-                  return Conditions.of(
-                      DOMAIN_REGISTERED,
-                      true,
-                      "Registered",
-                      "domain "
-                          + quote(b.getSpec().domain().name())
-                          + " on pool "
-                          + quote(b.getSpec().poolRef().name()));
-                }));
+    return unregistered
+        .map(r -> Conditions.of(DOMAIN_REGISTERED, false, r.reason(), r.message()))
+        .orElseGet(
+            () -> {
+              KVCachePoolBinding b = a.binding().orElseThrow();
+              return Conditions.of(
+                  DOMAIN_REGISTERED,
+                  true,
+                  "Registered",
+                  "domain "
+                      + quote(b.getSpec().domain().name())
+                      + " on pool "
+                      + quote(b.getSpec().poolRef().name()));
+            });
+  }
+
+  /** Unknown when the operator attaches nothing; else attached unless refused. */
+  private static Condition cacheAttached(
+      Attachment a, Optional<Refusal> detached, boolean allTakeOver) {
     if (allTakeOver) {
-      out.add(
-          Conditions.unknown(
-              CACHE_ATTACHED,
-              "Unmanaged",
-              "every role sets command: the operator attaches nothing"));
-    } else {
-      out.add(
-          detached
-              .map(r -> Conditions.of(CACHE_ATTACHED, false, r.reason(), r.message()))
-              .orElseGet(
-                  () ->
-                      Conditions.of(
-                          CACHE_ATTACHED,
-                          true,
-                          "Attached",
-                          "replicas connect to " + a.endpoint().orElseThrow())));
+      return Conditions.unknown(
+          CACHE_ATTACHED, "Unmanaged", "every role sets command: the operator attaches nothing");
     }
-    DtypeRuling ruling = a.dtype();
+    return detached
+        .map(r -> Conditions.of(CACHE_ATTACHED, false, r.reason(), r.message()))
+        .orElseGet(
+            () ->
+                Conditions.of(
+                    CACHE_ATTACHED,
+                    true,
+                    "Attached",
+                    "replicas connect to " + a.endpoint().orElseThrow()));
+  }
+
+  /** The ruling's word, unless no dtype is rendered or the rollout is held on it. */
+  private static Condition dtypeAccepted(
+      Rendering rendering, DtypeRuling ruling, boolean dtypeOwned) {
     if (!dtypeOwned) {
-      out.add(
-          Conditions.of(
-              DTYPE_ACCEPTED,
-              true,
-              "NotOwned",
-              "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered"));
-    } else if (allTakeOver || ruling.outcome() == DtypeRuling.Outcome.UNRESOLVED) {
-      out.add(Conditions.of(DTYPE_ACCEPTED, true, "NotApplicable", "no dtype is rendered"));
+      return Conditions.of(
+          DTYPE_ACCEPTED,
+          true,
+          "NotOwned",
+          "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered");
+    } else if (rendering.allTakeOver() || ruling.outcome() == DtypeRuling.Outcome.UNRESOLVED) {
+      return Conditions.of(DTYPE_ACCEPTED, true, "NotApplicable", "no dtype is rendered");
     } else if (rendering.isHeld()) {
-      out.add(
-          Conditions.of(
-              DTYPE_ACCEPTED,
-              false,
-              ruling.outcome().reason(),
-              rendering.heldMessage().orElseThrow()));
-    } else {
-      out.add(
-          Conditions.of(
-              DTYPE_ACCEPTED, ruling.accepted(), ruling.outcome().reason(), ruling.message()));
+      return Conditions.of(
+          DTYPE_ACCEPTED, false, ruling.outcome().reason(), rendering.heldMessage().orElseThrow());
     }
-    return out;
+    return Conditions.of(
+        DTYPE_ACCEPTED, ruling.accepted(), ruling.outcome().reason(), ruling.message());
   }
 }
