@@ -208,35 +208,7 @@ public abstract class ArgparseDifferentialTest {
     List<FlagOccurrence> found = reader.find(parsed, flag);
     switch (verdict.kind()) {
       case "value" -> {
-        boolean ambiguous = found.stream().anyMatch(FlagOccurrence::ambiguous);
-        Optional<String> theirs = verdict.value(flag);
-        if (target.arity() == FlagArity.ONE) {
-          Optional<String> ours = reader.lastValue(argv, flag);
-          if (ambiguous || !ours.equals(theirs)) {
-            return Optional.of(
-                argv
-                    + ": argparse sets "
-                    + flag
-                    + " to "
-                    + theirs
-                    + ", reader says "
-                    + ours
-                    + (ambiguous ? " and ambiguous" : ""));
-          }
-          return Optional.empty();
-        }
-        boolean ours = reader.names(parsed, flag);
-        if (ambiguous || ours != theirs.isPresent()) {
-          return Optional.of(
-              argv
-                  + ": argparse "
-                  + (theirs.isPresent() ? "sets " : "does not set ")
-                  + flag
-                  + ", reader "
-                  + (ours ? "finds it" : "does not")
-                  + (ambiguous ? " and ambiguous" : ""));
-        }
-        return Optional.empty();
+        return compareValue(reader, target, argv, parsed, found, verdict);
       }
       case "missing" -> {
         if (!verdict.detail().equals(flag)) {
@@ -265,6 +237,46 @@ public abstract class ArgparseDifferentialTest {
         return null;
       }
     }
+  }
+
+  /** A value verdict: what argparse sets {@code target} to, or whether it sets it at all. */
+  private static Optional<String> compareValue(
+      FlagReader reader,
+      FlagSpec target,
+      List<String> argv,
+      List<String> parsed,
+      List<FlagOccurrence> found,
+      ArgparseOracle.Verdict verdict) {
+    String flag = target.name();
+    boolean ambiguous = found.stream().anyMatch(FlagOccurrence::ambiguous);
+    Optional<String> theirs = verdict.value(flag);
+    if (target.arity() == FlagArity.ONE) {
+      Optional<String> ours = reader.lastValue(argv, flag);
+      if (ambiguous || !ours.equals(theirs)) {
+        return Optional.of(
+            argv
+                + ": argparse sets "
+                + flag
+                + " to "
+                + theirs
+                + ", reader says "
+                + ours
+                + (ambiguous ? " and ambiguous" : ""));
+      }
+      return Optional.empty();
+    }
+    boolean ours = reader.names(parsed, flag);
+    if (ambiguous || ours != theirs.isPresent()) {
+      return Optional.of(
+          argv
+              + ": argparse "
+              + (theirs.isPresent() ? "sets " : "does not set ")
+              + flag
+              + ", reader "
+              + (ours ? "finds it" : "does not")
+              + (ambiguous ? " and ambiguous" : ""));
+    }
+    return Optional.empty();
   }
 
   /** Spellings argparse might read as one of {@code targets}, and many it must not. */

@@ -3,8 +3,6 @@ package ai.gpustack.kvcache.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.gpustack.kvcache.api.Dtype;
-import ai.gpustack.kvcache.api.ReuseDomain;
-import ai.gpustack.kvcache.api.RoleKind;
 import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.DtypeReport;
@@ -13,13 +11,9 @@ import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagReader;
-import ai.gpustack.kvcache.spi.FlagReading;
 import ai.gpustack.kvcache.spi.FlagSpec;
-import ai.gpustack.kvcache.spi.ManagedRole;
 import ai.gpustack.kvcache.spi.ReadToken;
 import ai.gpustack.kvcache.spi.Versioned;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -66,58 +60,9 @@ public abstract class EngineContractTest {
     return List.of("--max-num-seqs", "8");
   }
 
-  /** The newest table's first spelling that names a type (not one that keeps the model's). */
-  private Dtype sampleDtype() {
-    DtypeSpellings newest = engine().dtypeSpellings().newest();
-    return Dtype.of(
-        newest.spellings().stream()
-            .filter(s -> !s.equals(Dtype.AUTO))
-            .filter(s -> !engine().leavesModelDtype(s, Optional.empty()))
-            .findFirst()
-            .orElse(Dtype.AUTO));
-  }
-
-  private AttachmentRequest attachment(boolean dtypeOwned) {
-    return AttachmentRequest.builder()
-        .roleKind(RoleKind.Server)
-        .clientEndpoint("mooncake-master.kv.svc:50051")
-        .domain(
-            ReuseDomain.builder().name("team-a").blockSize(16).dtype(sampleDtype().value()).build())
-        .tenant("team-a")
-        .dtype(dtypeOwned ? Optional.of(sampleDtype()) : Optional.empty())
-        .build();
-  }
-
-  /** A managed role's whole command, its attachment built once as the operator builds it. */
-  private List<String> command(List<String> extraArgs, Optional<AttachmentRequest> attachment) {
-    return engine().commandFor(role(extraArgs, attachment), attachment.map(engine()::attachment));
-  }
-
-  private ManagedRole role(List<String> extraArgs, Optional<AttachmentRequest> attachment) {
-    return ManagedRole.builder()
-        .model(sampleModel())
-        .addAllExtraArgs(extraArgs)
-        .attachment(attachment)
-        .build();
-  }
-
-  private List<String> dtypeArgs() {
-    return engine().dtypeArgs(sampleDtype().value());
-  }
-
-  /** How often {@code argv} passes each dtype flag, for messages that show what was rendered. */
-  private void assertEachDtypeFlagFound(List<String> argv, int times, String what) {
-    for (String flag : engine().dtypeFlags()) {
-      assertThat(newestReader().find(argv, flag))
-          .as(
-              "%s passes %s %d time(s), read with the newest flagInventories() entry; argv: %s",
-              what, flag, times, argv)
-          .hasSize(times);
-    }
-  }
-
-  private FlagReader newestReader() {
-    return engine().flagReader(Optional.empty());
+  /** The sample role, attachment and readers, built for the engine under test. */
+  private ContractSamples samples() {
+    return new ContractSamples(engine(), sampleModel());
   }
 
   @Nested
@@ -208,7 +153,7 @@ public abstract class EngineContractTest {
 
     @Test
     void some_spelling_names_a_type_so_a_binding_can_declare_one() {
-      assertThat(sampleDtype().value())
+      assertThat(samples().dtype().value())
           .as(
               "every spelling of the newest dtypeSpellings() entry leaves the cache at the model's"
                   + " dtype (maps to KvFormat.MODEL_DEPENDENT), so no Binding can name a type")
@@ -222,7 +167,8 @@ public abstract class EngineContractTest {
 
     @Test
     void a_missing_version_reads_the_newest_table() {
-      assertThat(engine().checkDtype(sampleDtype().value(), Optional.empty()).accepted()).isTrue();
+      assertThat(engine().checkDtype(samples().dtype().value(), Optional.empty()).accepted())
+          .isTrue();
     }
 
     @Test
@@ -255,22 +201,24 @@ public abstract class EngineContractTest {
   class ManagedCommand {
     @Test
     void the_dtype_args_appear_exactly_once() {
-      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(true)));
-      assertThat(Collections.indexOfSubList(command, dtypeArgs()))
-          .as("commandFor(role, attachment) %s holds dtypeArgs(dtype) %s", command, dtypeArgs())
+      List<String> command = samples().commandWithAttachment(sampleExtraArgs(), true);
+      assertThat(Collections.indexOfSubList(command, samples().dtypeArgs()))
+          .as(
+              "commandFor(role, attachment) %s holds dtypeArgs(dtype) %s",
+              command, samples().dtypeArgs())
           .isNotNegative();
-      assertEachDtypeFlagFound(command, 1, "commandFor(role, attachment)");
+      samples().assertEachDtypeFlagFound(command, 1, "commandFor(role, attachment)");
     }
 
     @Test
     void dtype_args_render_each_dtype_flag_once_with_its_value() {
-      assertThat(KitChecks.dtypeArgsProblems(engine(), sampleDtype().value())).isEmpty();
+      assertThat(KitChecks.dtypeArgsProblems(engine(), samples().dtype().value())).isEmpty();
     }
 
     @Test
     void the_dtype_args_come_after_the_base_argv_and_before_extra_args() {
-      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(true)));
-      int pair = Collections.indexOfSubList(command, dtypeArgs());
+      List<String> command = samples().commandWithAttachment(sampleExtraArgs(), true);
+      int pair = Collections.indexOfSubList(command, samples().dtypeArgs());
       int extra = Collections.indexOfSubList(command, sampleExtraArgs());
       assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
           .isEqualTo(engine().baseArgv(sampleModel()));
@@ -282,30 +230,36 @@ public abstract class EngineContractTest {
     void a_stored_roles_own_flag_comes_later_and_wins() {
       for (String flag : engine().dtypeFlags()) {
         List<String> own = List.of(flag, "own");
-        List<String> command = command(own, Optional.of(attachment(true)));
-        assertThat(newestReader().lastValue(command, flag)).as("%s", command).contains("own");
-        assertThat(newestReader().find(command, flag)).as("%s", command).hasSize(2);
+        List<String> command = samples().commandWithAttachment(own, true);
+        assertThat(samples().newestReader().lastValue(command, flag))
+            .as("%s", command)
+            .contains("own");
+        assertThat(samples().newestReader().find(command, flag)).as("%s", command).hasSize(2);
       }
     }
 
     @Test
     void nothing_is_rendered_while_the_dtype_is_not_owned() {
-      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(false)));
-      assertEachDtypeFlagFound(command, 0, "commandFor(role, attachment) with the dtype not owned");
+      List<String> command = samples().commandWithAttachment(sampleExtraArgs(), false);
+      samples()
+          .assertEachDtypeFlagFound(
+              command, 0, "commandFor(role, attachment) with the dtype not owned");
     }
 
     @Test
     void nothing_is_rendered_without_a_store_attachment() {
-      List<String> command = command(sampleExtraArgs(), Optional.empty());
-      assertEachDtypeFlagFound(command, 0, "commandFor(role, attachment) without an attachment");
+      List<String> command = samples().command(sampleExtraArgs(), Optional.empty());
+      samples()
+          .assertEachDtypeFlagFound(
+              command, 0, "commandFor(role, attachment) without an attachment");
       assertThat(command).containsSequence(sampleExtraArgs());
     }
 
     @Test
     void the_listen_address_is_filled_once() {
-      List<String> command = command(sampleExtraArgs(), Optional.of(attachment(true)));
+      List<String> command = samples().commandWithAttachment(sampleExtraArgs(), true);
       for (String flag : engine().listenFlags()) {
-        assertThat(newestReader().find(command, flag))
+        assertThat(samples().newestReader().find(command, flag))
             .as("commandFor(role, attachment) passes listen flag %s once: %s", flag, command)
             .hasSize(1);
       }
@@ -318,25 +272,25 @@ public abstract class EngineContractTest {
     @Test
     void the_appended_args_end_with_the_dtype_args_and_hold_nothing_of_the_containers() {
       List<String> args = List.of("--served-model-name", "m");
-      AttachmentRequest request = attachment(true);
+      AttachmentRequest request = samples().attachment(true);
       List<String> out =
           engine().appendedArgs(List.of("launcher"), args, request, engine().attachment(request));
       assertThat(Collections.indexOfSubList(out, args))
           .as("appendedArgs(...) returns only what it adds: %s", out)
           .isNegative();
-      assertThat(out.subList(out.size() - dtypeArgs().size(), out.size()))
+      assertThat(out.subList(out.size() - samples().dtypeArgs().size(), out.size()))
           .as("appendedArgs(...) ends with dtypeArgs(dtype): %s", out)
-          .isEqualTo(dtypeArgs());
-      assertEachDtypeFlagFound(out, 1, "appendedArgs(...)");
+          .isEqualTo(samples().dtypeArgs());
+      samples().assertEachDtypeFlagFound(out, 1, "appendedArgs(...)");
     }
 
     @Test
     void nothing_about_the_dtype_is_appended_while_it_is_not_owned() {
-      AttachmentRequest request = attachment(false);
+      AttachmentRequest request = samples().attachment(false);
       List<String> out =
           engine()
               .appendedArgs(List.of("launcher"), List.of(), request, engine().attachment(request));
-      assertEachDtypeFlagFound(out, 0, "appendedArgs(...) with the dtype not owned");
+      samples().assertEachDtypeFlagFound(out, 0, "appendedArgs(...) with the dtype not owned");
     }
   }
 
@@ -351,7 +305,7 @@ public abstract class EngineContractTest {
 
     @Test
     void every_flag_the_attachment_renders_exists_in_the_inventory_of_every_version() {
-      assertThat(KitChecks.renderedFlagsMissingFromInventories(engine(), sampleDtype().value()))
+      assertThat(KitChecks.renderedFlagsMissingFromInventories(engine(), samples().dtype().value()))
           .isEmpty();
     }
 
@@ -368,8 +322,8 @@ public abstract class EngineContractTest {
     @Test
     void the_exact_and_inline_spellings_read_as_the_flag() {
       for (FlagInventory inventory : engine().flagInventories()) {
-        FlagReader reader = readerFor(inventory);
-        for (String flag : readFlags(inventory)) {
+        FlagReader reader = samples().readerFor(inventory);
+        for (String flag : samples().readFlags(inventory)) {
           assertThat(reader.read(flag).orElseThrow().readsAs(flag)).as(flag).isTrue();
           ReadToken inline = reader.read(flag + "=x").orElseThrow();
           assertThat(inline.readsAs(flag)).as(flag + "=x").isTrue();
@@ -381,9 +335,9 @@ public abstract class EngineContractTest {
     @Test
     void the_underscore_and_dotted_spellings_read_as_the_flag_exactly_where_the_dialect_says() {
       for (FlagInventory inventory : engine().flagInventories()) {
-        FlagReader reader = readerFor(inventory);
+        FlagReader reader = samples().readerFor(inventory);
         ArgvDialect dialect = reader.dialect();
-        for (String flag : readFlags(inventory)) {
+        for (String flag : samples().readFlags(inventory)) {
           String underscored = "--" + flag.substring(2).replace('-', '_');
           if (!underscored.equals(flag)) {
             assertThat(reader.read(underscored).orElseThrow().readsAs(flag))
@@ -400,27 +354,9 @@ public abstract class EngineContractTest {
     @Test
     void every_prefix_reads_as_the_parser_resolves_it() {
       for (FlagInventory inventory : engine().flagInventories()) {
-        FlagReader reader = readerFor(inventory);
-        for (String flag : readFlags(inventory)) {
-          for (int end = 3; end < flag.length(); end++) {
-            String prefix = flag.substring(0, end);
-            List<String> candidates =
-                inventory.flags().stream()
-                    .map(FlagSpec::name)
-                    .filter(n -> n.startsWith(prefix))
-                    .toList();
-            ReadToken read = reader.read(prefix).orElseThrow();
-            if (candidates.contains(prefix)) {
-              assertThat(read.reading()).isEqualTo(FlagReading.EXACT);
-            } else if (!reader.dialect().abbreviations()) {
-              assertThat(read.readsAs(flag)).as(prefix).isFalse();
-            } else if (candidates.size() == 1) {
-              assertThat(read.readsAs(flag)).as("unique prefix %s", prefix).isTrue();
-            } else {
-              assertThat(read.reading()).as("prefix %s", prefix).isEqualTo(FlagReading.AMBIGUOUS);
-              assertThat(read.candidates()).containsExactlyInAnyOrderElementsOf(candidates);
-            }
-          }
+        FlagReader reader = samples().readerFor(inventory);
+        for (String flag : samples().readFlags(inventory)) {
+          ContractSamples.assertPrefixesReadAsTheParserResolves(reader, inventory, flag);
         }
       }
     }
@@ -428,8 +364,8 @@ public abstract class EngineContractTest {
     @Test
     void a_longer_flag_sharing_the_stem_is_not_the_flag() {
       for (FlagInventory inventory : engine().flagInventories()) {
-        FlagReader reader = readerFor(inventory);
-        for (String flag : readFlags(inventory)) {
+        FlagReader reader = samples().readerFor(inventory);
+        for (String flag : samples().readFlags(inventory)) {
           for (FlagSpec sibling : inventory.flags()) {
             if (sibling.name().startsWith(flag) && !sibling.name().equals(flag)) {
               assertThat(reader.find(List.of(sibling.name(), "0"), flag))
@@ -443,7 +379,7 @@ public abstract class EngineContractTest {
 
     @Test
     void the_flag_after_a_bare_double_dash_is_positional() {
-      FlagReader reader = newestReader();
+      FlagReader reader = samples().newestReader();
       for (String flag : engine().dtypeFlags()) {
         assertThat(reader.find(List.of("--", flag, "x"), flag))
             .as("%s after a bare --, with doubleDashEndsOptions() in dialect()", flag)
@@ -462,17 +398,6 @@ public abstract class EngineContractTest {
         }
       }
     }
-
-    /** The flags this project reads on the engine: the dtype flags and the KV-format flags. */
-    private List<String> readFlags(FlagInventory inventory) {
-      List<String> flags = new ArrayList<>(engine().dtypeFlags());
-      inventory.kvFormatFlags().forEach(f -> flags.add(f.name()));
-      return flags;
-    }
-
-    private FlagReader readerFor(FlagInventory inventory) {
-      return new FlagReader(inventory.dialect().orElse(engine().dialect()), inventory);
-    }
   }
 
   @Nested
@@ -480,10 +405,10 @@ public abstract class EngineContractTest {
   class Determinism {
     @Test
     void equal_inputs_render_equal_argv_env_and_config() {
-      assertThat(engine().attachment(attachment(true)))
-          .isEqualTo(engine().attachment(attachment(true)));
-      assertThat(command(sampleExtraArgs(), Optional.of(attachment(true))))
-          .isEqualTo(command(new ArrayList<>(sampleExtraArgs()), Optional.of(attachment(true))));
+      assertThat(engine().attachment(samples().attachment(true)))
+          .isEqualTo(engine().attachment(samples().attachment(true)));
+      assertThat(samples().commandWithAttachment(sampleExtraArgs(), true))
+          .isEqualTo(samples().commandWithAttachment(new ArrayList<>(sampleExtraArgs()), true));
     }
   }
 
@@ -507,13 +432,7 @@ public abstract class EngineContractTest {
       for (DtypeReport report : engine().dtypeReports()) {
         for (DtypeReport.ReportFixture fixture : report.fixtures()) {
           assertThat(fixture.source()).as(fixture.resource()).isNotBlank();
-          String body;
-          try (InputStream in = engine().getClass().getResourceAsStream(fixture.resource())) {
-            assertThat(in)
-                .as("fixture %s next to %s", fixture.resource(), engine().getClass())
-                .isNotNull();
-            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-          }
+          String body = samples().fixtureBody(fixture);
           assertThat(report.read(body))
               .as("%s %s", report.versions(), fixture.resource())
               .isEqualTo(fixture.reports());

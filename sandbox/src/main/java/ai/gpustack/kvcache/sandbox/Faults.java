@@ -65,6 +65,19 @@ public final class Faults {
    * Throws {@link IllegalArgumentException} naming the key, the value and what it takes.
    */
   public static Faults parse(String spec) {
+    Map<String, List<String>> values = pairs(spec);
+    double rate = share(values, "rate");
+    double expired = share(values, "expired");
+    List<Integer> codes = codes(values);
+    Latency latency = latency(values);
+    Optional<Duration> drop = watchDrop(values);
+    Random random = random(values);
+    checkKeys(values);
+    return new Faults(rate, codes, latency.min(), latency.max(), drop, expired, random);
+  }
+
+  /** The values given per key; a token without {@code =} continues the list of {@code codes}. */
+  private static Map<String, List<String>> pairs(String spec) {
     Map<String, List<String>> values = new TreeMap<>();
     String key = null;
     for (String token : spec.split(",")) {
@@ -83,8 +96,10 @@ public final class Faults {
             "--faults: \"" + token + "\" is not key=value (only codes takes a list)");
       }
     }
-    double rate = share(values, "rate");
-    double expired = share(values, "expired");
+    return values;
+  }
+
+  private static List<Integer> codes(Map<String, List<String>> values) {
     List<Integer> codes = new ArrayList<>();
     for (String code : values.getOrDefault("codes", List.of("500", "503"))) {
       try {
@@ -102,48 +117,65 @@ public final class Faults {
                 + " (410 is expired=)");
       }
     }
-    long min = 0;
-    long max = 0;
-    if (values.containsKey("latency")) {
-      String latency = one(values, "latency");
-      Matcher m = RANGE.matcher(latency);
-      if (!m.matches()) {
-        throw new IllegalArgumentException(
-            "--faults: latency=" + latency + ": use a range in milliseconds, such as 0-200ms");
-      }
-      min = Long.parseLong(m.group(1));
-      max = m.group(2) == null ? min : Long.parseLong(m.group(2));
-      if (max < min) {
-        throw new IllegalArgumentException(
-            "--faults: latency=" + latency + ": the range ends before it starts");
-      }
+    return codes;
+  }
+
+  /** A delay drawn from {@code [min, max]} milliseconds. */
+  private record Latency(long min, long max) {}
+
+  /** No delay when not given. */
+  private static Latency latency(Map<String, List<String>> values) {
+    if (!values.containsKey("latency")) {
+      return new Latency(0, 0);
     }
-    Optional<Duration> drop = Optional.empty();
-    if (values.containsKey("watch-drop")) {
-      String after = one(values, "watch-drop");
-      Matcher m = DURATION.matcher(after);
-      if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-        throw new IllegalArgumentException(
-            "--faults: watch-drop=" + after + ": use a duration such as 500ms, 30s or 2m");
-      }
-      long n = Long.parseLong(m.group(1));
-      drop =
-          Optional.of(
-              switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                default -> Duration.ofMinutes(n);
-              });
+    String latency = one(values, "latency");
+    Matcher m = RANGE.matcher(latency);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "--faults: latency=" + latency + ": use a range in milliseconds, such as 0-200ms");
     }
-    Random random = new Random();
-    if (values.containsKey("seed")) {
-      try {
-        random = new Random(Long.parseLong(one(values, "seed")));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            "--faults: seed=" + one(values, "seed") + ": use a whole number");
-      }
+    long min = Long.parseLong(m.group(1));
+    long max = m.group(2) == null ? min : Long.parseLong(m.group(2));
+    if (max < min) {
+      throw new IllegalArgumentException(
+          "--faults: latency=" + latency + ": the range ends before it starts");
     }
+    return new Latency(min, max);
+  }
+
+  private static Optional<Duration> watchDrop(Map<String, List<String>> values) {
+    if (!values.containsKey("watch-drop")) {
+      return Optional.empty();
+    }
+    String after = one(values, "watch-drop");
+    Matcher m = DURATION.matcher(after);
+    if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+      throw new IllegalArgumentException(
+          "--faults: watch-drop=" + after + ": use a duration such as 500ms, 30s or 2m");
+    }
+    long n = Long.parseLong(m.group(1));
+    return Optional.of(
+        switch (m.group(2)) {
+          case "ms" -> Duration.ofMillis(n);
+          case "s" -> Duration.ofSeconds(n);
+          default -> Duration.ofMinutes(n);
+        });
+  }
+
+  /** Seeded when {@code seed} is given, so a run's faults can be replayed. */
+  private static Random random(Map<String, List<String>> values) {
+    if (!values.containsKey("seed")) {
+      return new Random();
+    }
+    try {
+      return new Random(Long.parseLong(one(values, "seed")));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "--faults: seed=" + one(values, "seed") + ": use a whole number");
+    }
+  }
+
+  private static void checkKeys(Map<String, List<String>> values) {
     for (String k : values.keySet()) {
       if (!List.of("rate", "codes", "latency", "watch-drop", "expired", "seed").contains(k)) {
         throw new IllegalArgumentException(
@@ -152,7 +184,6 @@ public final class Faults {
                 + "; the keys are rate, codes, latency, watch-drop, expired and seed");
       }
     }
-    return new Faults(rate, codes, min, max, drop, expired, random);
   }
 
   private static String one(Map<String, List<String>> values, String key) {

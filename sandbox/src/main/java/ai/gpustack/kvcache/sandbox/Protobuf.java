@@ -113,8 +113,7 @@ final class Protobuf {
       throw new Unreadable("the sandbox reads no protobuf " + type);
     }
     ObjectNode out = NODES.objectNode();
-    // Go writes every non-pointer field, set or not; its JSON leaves out the empty strings, and an
-    // object's metadata the zero numbers, that a client never set.
+    // ObjectMeta's zero numbers are unset too (see unset).
     boolean metadata = type.equals(META + "ObjectMeta");
     while (in.more()) {
       long key = in.varint();
@@ -128,44 +127,56 @@ final class Protobuf {
       String label = field.get(1).asText();
       String valueType = field.get(2).asText();
       switch (label) {
-        case "map" -> {
-          Reader entry = in.embedded();
-          String k = "";
-          JsonNode v = NODES.nullNode();
-          while (entry.more()) {
-            long entryKey = entry.varint();
-            if (entryKey >>> 3 == 1) {
-              k = entry.embedded().text();
-            } else {
-              v = value(valueType, entry, (int) (entryKey & 7));
-            }
-          }
-          out.withObjectProperty(name).set(k, v);
-        }
-        case "repeated" -> {
-          ArrayNode list = out.withArrayProperty(name);
-          if (wire == 2 && isNumeric(valueType)) {
-            Reader packed = in.embedded();
-            while (packed.more()) {
-              list.add(value(valueType, packed, 0));
-            }
-          } else {
-            list.add(value(valueType, in, wire));
-          }
-        }
+        case "map" -> putMapEntry(out, name, valueType, in.embedded());
+        case "repeated" -> addRepeated(out.withArrayProperty(name), valueType, in, wire);
         default -> {
           JsonNode value = value(valueType, in, wire);
-          boolean unset =
-              value.isNull()
-                  || value.isTextual() && value.asText().isEmpty()
-                  || metadata && value.isNumber() && value.asLong() == 0;
-          if (!unset) {
+          if (!unset(value, metadata)) {
             out.set(name, value);
           }
         }
       }
     }
     return out;
+  }
+
+  /** One map entry: key field 1, value field 2, either possibly left out. */
+  private static void putMapEntry(ObjectNode out, String name, String valueType, Reader entry)
+      throws Unreadable {
+    String k = "";
+    JsonNode v = NODES.nullNode();
+    while (entry.more()) {
+      long entryKey = entry.varint();
+      if (entryKey >>> 3 == 1) {
+        k = entry.embedded().text();
+      } else {
+        v = value(valueType, entry, (int) (entryKey & 7));
+      }
+    }
+    out.withObjectProperty(name).set(k, v);
+  }
+
+  /** One element of a repeated field, or many where numbers come packed into one. */
+  private static void addRepeated(ArrayNode list, String valueType, Reader in, int wire)
+      throws Unreadable {
+    if (wire == 2 && isNumeric(valueType)) {
+      Reader packed = in.embedded();
+      while (packed.more()) {
+        list.add(value(valueType, packed, 0));
+      }
+    } else {
+      list.add(value(valueType, in, wire));
+    }
+  }
+
+  /**
+   * Go writes every non-pointer field, set or not; its JSON leaves out the empty strings, and an
+   * object's metadata the zero numbers, that a client never set.
+   */
+  private static boolean unset(JsonNode value, boolean metadata) {
+    return value.isNull()
+        || value.isTextual() && value.asText().isEmpty()
+        || metadata && value.isNumber() && value.asLong() == 0;
   }
 
   private static boolean isNumeric(String type) {

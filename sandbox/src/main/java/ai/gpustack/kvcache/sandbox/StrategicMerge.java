@@ -74,19 +74,7 @@ final class StrategicMerge {
         continue;
       }
       if (key.startsWith(DELETE_PRIMITIVE)) {
-        String field = key.substring(DELETE_PRIMITIVE.length());
-        if (out.get(field) instanceof ArrayNode list) {
-          Set<JsonNode> gone = new LinkedHashSet<>();
-          value.forEach(gone::add);
-          ArrayNode kept = NODES.arrayNode();
-          list.forEach(
-              v -> {
-                if (!gone.contains(v)) {
-                  kept.add(v);
-                }
-              });
-          out.set(field, kept);
-        }
+        deleteFromPrimitiveList(out, key.substring(DELETE_PRIMITIVE.length()), value);
         continue;
       }
       if (value.isNull()) {
@@ -106,11 +94,32 @@ final class StrategicMerge {
     }
     orders.forEach((field, order) -> reorder(out, field, order));
     if (patch.has("$retainKeys")) {
-      Set<String> keep = new LinkedHashSet<>();
-      patch.get("$retainKeys").forEach(k -> keep.add(k.asText()));
-      out.retain(keep);
+      retainKeys(out, patch.get("$retainKeys"));
     }
     return out;
+  }
+
+  /** Drops {@code values} from the list {@code field}, if it is one. */
+  private static void deleteFromPrimitiveList(ObjectNode out, String field, JsonNode values) {
+    if (out.get(field) instanceof ArrayNode list) {
+      Set<JsonNode> gone = new LinkedHashSet<>();
+      values.forEach(gone::add);
+      ArrayNode kept = NODES.arrayNode();
+      list.forEach(
+          v -> {
+            if (!gone.contains(v)) {
+              kept.add(v);
+            }
+          });
+      out.set(field, kept);
+    }
+  }
+
+  /** Keeps only the fields the {@code $retainKeys} directive names. */
+  private static void retainKeys(ObjectNode out, JsonNode retained) {
+    Set<String> keep = new LinkedHashSet<>();
+    retained.forEach(k -> keep.add(k.asText()));
+    out.retain(keep);
   }
 
   private static ArrayNode list(String field, JsonNode current, ArrayNode patch) {
