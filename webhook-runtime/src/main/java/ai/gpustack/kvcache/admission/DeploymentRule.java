@@ -84,7 +84,7 @@ final class DeploymentRule implements Rule {
               new BindingRef(
                   namespace(md, request),
                   spec.kvCache().get().poolRef().name(),
-                  "spec.kvCache.poolRef.name"),
+                  BindingRef.DEPLOYMENT_FIELD),
               Workload.admitted(Workload.MODEL_DEPLOYMENT, name(md, request)),
               engine.get(),
               spec.engine().version(),

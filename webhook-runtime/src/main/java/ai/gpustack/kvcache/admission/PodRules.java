@@ -4,6 +4,7 @@ import static ai.gpustack.kvcache.api.Quoting.quote;
 
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Problems;
+import ai.gpustack.kvcache.attach.BindingRef;
 import ai.gpustack.kvcache.attach.OwnedFlags;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.spi.ClientConfigFile;
@@ -38,7 +39,6 @@ final class PodRules {
       String.join(", ", new TreeSet<>(READ_ANNOTATIONS)) + " and the label " + Keys.INJECT;
 
   /** Where a Pod names its Binding. */
-  static final String BINDING_FIELD = "metadata.annotations[" + Keys.BINDING + "]";
 
   /** The target container and its argv, null entries read as empty strings. */
   record Target(int index, PodShape.Container container, List<String> command, List<String> args) {
@@ -53,9 +53,9 @@ final class PodRules {
   /** The Binding annotation: required, and a name in the Pod's namespace. */
   static void bindingName(String name, Problems problems) {
     if (name == null || name.isBlank()) {
-      problems.required(BINDING_FIELD, Message.POD_BINDING_REQUIRED.detail());
+      problems.required(BindingRef.POD_FIELD, Message.POD_BINDING_REQUIRED.detail());
     } else if (name.contains("/")) {
-      problems.invalid(BINDING_FIELD, name, Message.POD_BINDING_NAMESPACED.detail());
+      problems.invalid(BindingRef.POD_FIELD, name, Message.POD_BINDING_NAMESPACED.detail());
     }
   }
 

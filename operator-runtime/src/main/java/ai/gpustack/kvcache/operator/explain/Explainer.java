@@ -114,7 +114,7 @@ public final class Explainer {
                         new BindingRef(
                             ns,
                             md.getSpec().kvCache().get().poolRef().name(),
-                            "spec.kvCache.poolRef.name"),
+                            BindingRef.DEPLOYMENT_FIELD),
                         Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                         e,
                         version));
@@ -239,7 +239,7 @@ public final class Explainer {
                                 new BindingRef(
                                     pod.getMetadata().getNamespace(),
                                     binding,
-                                    "metadata.annotations[" + Keys.BINDING + "]"),
+                                    BindingRef.POD_FIELD),
                                 Workload.stored(Workload.POD, pod.getMetadata()),
                                 e,
                                 version)));
@@ -414,7 +414,7 @@ public final class Explainer {
               md.getSpec().engine().name(),
               version,
               resolution.verdict(
-                  new BindingRef(ns, name, "spec.kvCache.poolRef.name"),
+                  new BindingRef(ns, name, BindingRef.DEPLOYMENT_FIELD),
                   Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                   engines.find(md.getSpec().engine().name()),
                   version),
@@ -438,7 +438,7 @@ public final class Explainer {
               Pods.annotation(pod, Keys.ENGINE).orElse("?"),
               version,
               resolution.verdict(
-                  new BindingRef(ns, name, "metadata.annotations[" + Keys.BINDING + "]"),
+                  new BindingRef(ns, name, BindingRef.POD_FIELD),
                   Workload.stored(Workload.POD, pod.getMetadata()),
                   Pods.annotation(pod, Keys.ENGINE).flatMap(engines::find),
                   version)));

@@ -152,8 +152,7 @@ final class InjectedWorkloads {
     }
     resolver
         .resolve(
-            new BindingRef(
-                request.namespace(), newName, "metadata.annotations[" + Keys.BINDING + "]"),
+            new BindingRef(request.namespace(), newName, BindingRef.POD_FIELD),
             Workload.admitted(Workload.POD, subject),
             engine.get(),
             version,

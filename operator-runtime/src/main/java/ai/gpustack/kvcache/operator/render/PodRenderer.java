@@ -50,9 +50,8 @@ public final class PodRenderer {
   public static final String MANAGER = "kvcache-operator";
 
   /** Where a deployment names its Binding. */
-  static final String BINDING_FIELD = "spec.kvCache.poolRef.name";
-
   private final EngineRegistry engines;
+
   private final AttachmentResolver resolver;
 
   /** Everything {@link #pod} reads: one replica's Pod is a function of these alone. */
@@ -108,7 +107,9 @@ public final class PodRenderer {
                 k ->
                     resolver.resolve(
                         new BindingRef(
-                            md.getMetadata().getNamespace(), k.poolRef().name(), BINDING_FIELD),
+                            md.getMetadata().getNamespace(),
+                            k.poolRef().name(),
+                            BindingRef.DEPLOYMENT_FIELD),
                         Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                         engine,
                         version,
