@@ -20,6 +20,7 @@ import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * Resolves Binding → pool → backend → endpoint, tenant and the dtype's ruling, in that order,
@@ -260,49 +261,40 @@ public final class AttachmentResolver {
       Optional<String> version,
       EffectiveSettings settings) {
     String dtype = binding.getSpec().domain().dtype();
-    Optional<Dtype> read = Optional.empty();
-    if (settings.kvCacheDtypeOwned()) {
-      try {
-        read = Optional.of(Dtype.of(dtype));
-      } catch (ProblemsException e) {
-        String why = e.problems().isEmpty() ? e.getMessage() : e.problems().get(0).detail();
-        return new DtypeRuling(
-            Outcome.UNREADABLE,
-            dtype,
-            Message.ATTACH_DTYPE_UNREADABLE.detail(quote(ref.name()), quote(dtype), why));
-      }
-    }
-    return ruleReadable(
-        "KVCachePoolBinding " + quote(ref.name()), dtype, read, engine, version, settings);
+    return rule(
+        "KVCachePoolBinding " + quote(ref.name()),
+        dtype,
+        engine,
+        version,
+        settings,
+        why -> Message.ATTACH_DTYPE_UNREADABLE.detail(quote(ref.name()), quote(dtype), why));
   }
 
   /**
    * The ruling on {@code dtype} declared by {@code subject} ({@code KVCachePoolBinding "cache"}):
-   * not owned, unchecked, accepted, or rejected (unverified under {@code Warn}). {@code read} is
-   * its validated form, kept to be rendered; when empty nothing is. The format check of the domain
-   * is the resolver's, not part of this.
+   * not owned; unreadable (worded by {@code unreadable} from why it does not read); unchecked,
+   * accepted, or rejected (unverified under {@code Warn}). A rendered ruling keeps the validated
+   * dtype. The format check of the domain is the resolver's, not part of this.
    */
-  /** {@code dtype} validated, or empty when it is not a dtype. */
-  static Optional<Dtype> readable(String dtype) {
-    try {
-      return Optional.of(Dtype.of(dtype));
-    } catch (ProblemsException e) {
-      return Optional.empty();
-    }
-  }
-
-  DtypeRuling ruleReadable(
+  DtypeRuling rule(
       String subject,
       String dtype,
-      Optional<Dtype> read,
       Engine engine,
       Optional<String> version,
-      EffectiveSettings settings) {
+      EffectiveSettings settings,
+      UnaryOperator<String> unreadable) {
     if (!settings.kvCacheDtypeOwned()) {
       return new DtypeRuling(
           Outcome.NOT_OWNED,
           dtype,
           "model-deployment-kv-cache-dtype-owned is off: no dtype is rendered");
+    }
+    Optional<Dtype> read;
+    try {
+      read = Optional.of(Dtype.of(dtype));
+    } catch (ProblemsException e) {
+      String why = e.problems().isEmpty() ? e.getMessage() : e.problems().get(0).detail();
+      return new DtypeRuling(Outcome.UNREADABLE, dtype, unreadable.apply(why));
     }
     if (settings.spellingCheck() == SpellingCheck.Off) {
       return new DtypeRuling(

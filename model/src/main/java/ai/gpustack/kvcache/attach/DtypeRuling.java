@@ -9,6 +9,12 @@ import java.util.Optional;
  * condition carries. Immutable.
  */
 public record DtypeRuling(Outcome outcome, String dtype, Optional<Dtype> read, String message) {
+  public DtypeRuling {
+    if (outcome.renders && read.isEmpty()) {
+      throw new IllegalArgumentException(outcome + " renders the dtype, so it must have read it");
+    }
+  }
+
   /** A ruling on a dtype that does not read, or is not looked at: never rendered. */
   public DtypeRuling(Outcome outcome, String dtype, String message) {
     this(outcome, dtype, Optional.empty(), message);

@@ -147,15 +147,15 @@ public final class KvCacheArgs {
     List<Problem> refusals = new ArrayList<>(owned.refusals());
     List<String> warnings = new ArrayList<>(owned.warnings());
     DtypeRuling ruling =
-        resolver.ruleReadable(
+        resolver.rule(
             workload.dtypeSource(),
             workload.domain().dtype(),
-            AttachmentResolver.readable(workload.domain().dtype()),
             engine,
             workload.engineVersion(),
-            workload.settings());
+            workload.settings(),
+            why -> why);
     switch (ruling.outcome()) {
-      case REJECTED ->
+      case REJECTED, UNREADABLE ->
           refusals.add(
               Problem.builder()
                   .field(workload.dtypePath())

@@ -61,6 +61,24 @@ class KvCacheArgsTest {
   }
 
   @Test
+  void a_dtype_that_does_not_read_is_refused_at_the_dtype_path_even_with_the_check_off() {
+    KvCacheArgs.Rendered r =
+        kv.managedCommand(
+            vllm("BFloat16")
+                .settings(EffectiveSettings.DEFAULTS.withSpellingCheck(SpellingCheck.Off))
+                .build());
+    assertThat(r.attaches()).isFalse();
+    assertThat(r.refusals())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.field()).isEqualTo("spec.server.cache");
+              assertThat(p.reason()).contains(Refusal.DTYPE_UNREADABLE);
+              assertThat(p.message()).contains("must be lowercase (\"bfloat16\")");
+            });
+  }
+
+  @Test
   void a_spelling_the_engine_rejects_is_refused_at_the_dtype_path_with_what_it_accepts() {
     KvCacheArgs.Rendered r = kv.managedCommand(vllm("bf16").build());
     assertThat(r.refusals())
