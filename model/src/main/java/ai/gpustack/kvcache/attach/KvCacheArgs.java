@@ -197,9 +197,7 @@ public final class KvCacheArgs {
             workload.commandPath(),
             workload.command(),
             workload.argsPath(),
-            workload.args(),
-            List.of(),
-            ""),
+            workload.args()),
         workload.settings().kvCacheDtypeOwned(),
         workload.dtypeSource());
   }

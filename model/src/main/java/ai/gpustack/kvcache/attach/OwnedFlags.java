@@ -33,24 +33,23 @@ public final class OwnedFlags {
   public static final String ENV_OWNED = "ConnectorEnvOwned";
 
   /**
-   * Who passes an argv, as refusals name it ({@code role "server"}, {@code container "vllm"}),
-   * where each of its entries and variables lives in the caller's resource, and the clause that
-   * tells a managed role how to own its flags instead. Immutable.
+   * Who passes an argv, as refusals name it ({@code role "server"}, {@code container "vllm"}): its
+   * command entries, then its args, at their paths in the caller's resource, its variables, and the
+   * clause that tells a managed role how to own its flags instead. Immutable.
    */
   public record Subject(
       String display,
-      List<String> argv,
-      List<String> argvPaths,
+      String commandPath,
+      List<String> command,
+      String argsPath,
+      List<String> args,
       List<String> env,
       String envPath,
       String takeOver) {
     public Subject {
-      argv = List.copyOf(argv);
-      argvPaths = List.copyOf(argvPaths);
+      command = List.copyOf(command);
+      args = List.copyOf(args);
       env = List.copyOf(env);
-      if (argv.size() != argvPaths.size()) {
-        throw new IllegalArgumentException("one field path per argv entry");
-      }
     }
 
     /** A managed role: its {@code extraArgs} and {@code env} under {@code rolePath}. */
@@ -58,8 +57,10 @@ public final class OwnedFlags {
         String name, String rolePath, List<String> extraArgs, List<String> env) {
       return new Subject(
           "role " + quote(name),
+          "",
+          List.of(),
+          rolePath + ".extraArgs",
           extraArgs,
-          paths(rolePath + ".extraArgs", 0, extraArgs.size()),
           env,
           rolePath + ".env",
           ", or set roles[].command to own the role's whole argv");
@@ -72,38 +73,39 @@ public final class OwnedFlags {
         List<String> command,
         List<String> args,
         List<String> env) {
-      return commandThenArgs(
+      return new Subject(
           "container " + quote(name),
           containerPath + ".command",
           command,
           containerPath + ".args",
           args,
           env,
-          containerPath + ".env");
+          containerPath + ".env",
+          "");
     }
 
-    /** Any other argv laid out as a command, then args, at the caller's paths; no env. */
+    /** Any other argv laid out as a command, then args, at the caller's paths; no variables. */
     public static Subject commandThenArgs(
         String display,
         String commandPath,
         List<String> command,
         String argsPath,
-        List<String> args,
-        List<String> env,
-        String envPath) {
-      List<String> argv = new ArrayList<>(command);
-      argv.addAll(args);
-      List<String> argvPaths = paths(commandPath, 0, command.size());
-      argvPaths.addAll(paths(argsPath, 0, args.size()));
-      return new Subject(display, argv, argvPaths, env, envPath, "");
+        List<String> args) {
+      return new Subject(display, commandPath, command, argsPath, args, List.of(), "", "");
     }
 
-    private static List<String> paths(String path, int from, int to) {
-      List<String> paths = new ArrayList<>();
-      for (int i = from; i < to; i++) {
-        paths.add(path + "[" + i + "]");
-      }
-      return paths;
+    /** The command, then the args: the argv the engine's parser reads. */
+    public List<String> argv() {
+      List<String> argv = new ArrayList<>(command);
+      argv.addAll(args);
+      return argv;
+    }
+
+    /** Where entry {@code index} of {@link #argv()} lives; computed for hits only. */
+    public String argvPath(int index) {
+      return index < command.size()
+          ? commandPath + "[" + index + "]"
+          : argsPath + "[" + (index - command.size()) + "]";
     }
   }
 
@@ -153,23 +155,24 @@ public final class OwnedFlags {
       boolean dtypeOwned,
       String dtypeSource) {
     FlagReader reader = engine.flagReader(version);
+    List<String> argv = subject.argv();
     List<Hit> hits = new ArrayList<>();
     for (String flag : new TreeSet<>(engine.ownedFlags())) {
-      reader.find(subject.argv(), flag).forEach(o -> hits.add(hit(subject, o, false)));
+      reader.find(argv, flag).forEach(o -> hits.add(hit(subject, o, false)));
     }
     List<KvFormatHit> kvFormat = new ArrayList<>();
     if (dtypeOwned) {
       for (String flag : engine.dtypeFlags()) {
-        reader.find(subject.argv(), flag).forEach(o -> hits.add(hit(subject, o, true)));
+        reader.find(argv, flag).forEach(o -> hits.add(hit(subject, o, true)));
       }
       for (FlagSpec flag : engine.flagInventory(version).kvFormatFlags()) {
-        reader.find(subject.argv(), flag.name()).stream()
+        reader.find(argv, flag.name()).stream()
             .filter(o -> !o.ambiguous())
             .forEach(
                 o ->
                     kvFormat.add(
                         new KvFormatHit(
-                            o, subject.argvPaths().get(o.index()), flag.kvEffect().orElseThrow())));
+                            o, subject.argvPath(o.index()), flag.kvEffect().orElseThrow())));
       }
       kvFormat.sort(Comparator.comparingInt(h -> h.occurrence().index()));
     }
@@ -204,7 +207,7 @@ public final class OwnedFlags {
   }
 
   private static Hit hit(Subject subject, FlagOccurrence o, boolean dtype) {
-    return new Hit(o, subject.argvPaths().get(o.index()), dtype);
+    return new Hit(o, subject.argvPath(o.index()), dtype);
   }
 
   private static Problem refusal(Engine engine, Subject subject, Hit hit, String dtypeSource) {

@@ -81,10 +81,7 @@ final class DeploymentRule implements Rule {
     if (request.isCreate() && engine.isPresent() && spec.kvCache().isPresent()) {
       Attachment attachment =
           resolver.resolve(
-              new BindingRef(
-                  namespace(md, request),
-                  spec.kvCache().get().poolRef().name(),
-                  BindingRef.DEPLOYMENT_FIELD),
+              BindingRef.deployment(namespace(md, request), spec.kvCache().get().poolRef().name()),
               Workload.admitted(Workload.MODEL_DEPLOYMENT, name(md, request)),
               engine.get(),
               spec.engine().version(),

@@ -151,7 +151,7 @@ final class PodInjection implements Rule {
       namespace = request.namespace();
     }
     return resolver.resolve(
-        new BindingRef(namespace, bindingName, BindingRef.POD_FIELD),
+        BindingRef.pod(namespace, bindingName),
         Workload.admitted(Workload.POD, Objects.requireNonNullElse(pod.metadata().name(), "")),
         engine,
         version,

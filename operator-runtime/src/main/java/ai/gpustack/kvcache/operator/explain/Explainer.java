@@ -111,10 +111,7 @@ public final class Explainer {
             .map(
                 e ->
                     resolution.attachment(
-                        new BindingRef(
-                            ns,
-                            md.getSpec().kvCache().get().poolRef().name(),
-                            BindingRef.DEPLOYMENT_FIELD),
+                        BindingRef.deployment(ns, md.getSpec().kvCache().get().poolRef().name()),
                         Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                         e,
                         version));
@@ -236,10 +233,7 @@ public final class Explainer {
                     engine.map(
                         e ->
                             resolution.attachment(
-                                new BindingRef(
-                                    pod.getMetadata().getNamespace(),
-                                    binding,
-                                    BindingRef.POD_FIELD),
+                                BindingRef.pod(pod.getMetadata().getNamespace(), binding),
                                 Workload.stored(Workload.POD, pod.getMetadata()),
                                 e,
                                 version)));
@@ -299,7 +293,7 @@ public final class Explainer {
     return argvFlags(
         engine,
         version,
-        OwnedFlags.Subject.commandThenArgs(field, "", List.of(), field, argv, List.of(), ""),
+        OwnedFlags.Subject.commandThenArgs(field, "", List.of(), field, argv),
         field,
         owned);
   }
@@ -414,7 +408,7 @@ public final class Explainer {
               md.getSpec().engine().name(),
               version,
               resolution.verdict(
-                  new BindingRef(ns, name, BindingRef.DEPLOYMENT_FIELD),
+                  BindingRef.deployment(ns, name),
                   Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                   engines.find(md.getSpec().engine().name()),
                   version),
@@ -438,7 +432,7 @@ public final class Explainer {
               Pods.annotation(pod, Keys.ENGINE).orElse("?"),
               version,
               resolution.verdict(
-                  new BindingRef(ns, name, BindingRef.POD_FIELD),
+                  BindingRef.pod(ns, name),
                   Workload.stored(Workload.POD, pod.getMetadata()),
                   Pods.annotation(pod, Keys.ENGINE).flatMap(engines::find),
                   version)));

@@ -152,7 +152,7 @@ final class InjectedWorkloads {
     }
     resolver
         .resolve(
-            new BindingRef(request.namespace(), newName, BindingRef.POD_FIELD),
+            BindingRef.pod(request.namespace(), newName),
             Workload.admitted(Workload.POD, subject),
             engine.get(),
             version,

@@ -106,10 +106,7 @@ public final class PodRenderer {
             .map(
                 k ->
                     resolver.resolve(
-                        new BindingRef(
-                            md.getMetadata().getNamespace(),
-                            k.poolRef().name(),
-                            BindingRef.DEPLOYMENT_FIELD),
+                        BindingRef.deployment(md.getMetadata().getNamespace(), k.poolRef().name()),
                         Workload.stored(Workload.MODEL_DEPLOYMENT, md.getMetadata()),
                         engine,
                         version,
