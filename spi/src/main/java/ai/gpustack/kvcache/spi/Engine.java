@@ -55,8 +55,9 @@ public interface Engine {
 
   /**
    * The argv entries that hand {@code dtype} to the engine: each of {@link #dtypeFlags()} followed
-   * by the dtype, in that order. Deterministic; every flag it names is one of {@link
-   * #dtypeFlags()}.
+   * by the dtype, in that order. {@code dtype} is already the engine's value ({@link
+   * #engineValue}): translate in the spelling table, not here. Deterministic; every flag it names
+   * is one of {@link #dtypeFlags()}.
    */
   default List<String> dtypeArgs(String dtype) {
     List<String> args = new ArrayList<>();
@@ -66,6 +67,38 @@ public interface Engine {
 
   /** The dtype spellings the engine's parser accepts, per version range, with sources. */
   SpellingTable dtypeSpellings();
+
+  /**
+   * How the engine numbers its releases: what {@code spec.engine.version} must be (a version the
+   * scheme does not read is refused at admission) and what every version range here is written in.
+   */
+  default VersionScheme versionScheme() {
+    return VersionScheme.PEP440;
+  }
+
+  /**
+   * The value the engine's parser is given for the Binding's {@code dtype} at {@code version}: its
+   * spelling table's translation ({@code bfloat16} → {@code bf16} on llama.cpp), else the dtype.
+   */
+  default String engineValue(String dtype, Optional<String> version) {
+    return dtypeSpellings()
+        .forVersion(version)
+        .entry()
+        .map(e -> e.engineValue(dtype))
+        .orElse(dtype);
+  }
+
+  /**
+   * The Binding spelling a value read off a running replica ({@code bf16}) stands for at {@code
+   * version}; the value itself when the table does not know it, so a mismatch stays visible.
+   */
+  default String bindingSpelling(String value, Optional<String> version) {
+    return dtypeSpellings()
+        .forVersion(version)
+        .entry()
+        .flatMap(e -> e.bindingSpelling(value))
+        .orElse(value);
+  }
 
   /** How the engine's parser reads flags, unless a version's inventory says otherwise. */
   ArgvDialect dialect();
@@ -206,7 +239,7 @@ public interface Engine {
     attachment.ifPresent(a -> argv.addAll(a.connectorArgs()));
     role.attachment()
         .flatMap(AttachmentRequest::dtype)
-        .ifPresent(d -> argv.addAll(dtypeArgs(d.value())));
+        .ifPresent(d -> argv.addAll(dtypeArgs(engineValue(d.value(), role.engineVersion()))));
     argv.addAll(role.extraArgs());
     attachment.ifPresent(a -> appendDefaulted(reader, argv, argv, a.defaultedArgs()));
     List<String> listen = listenFlags();
@@ -235,7 +268,9 @@ public interface Engine {
     seen.addAll(args);
     seen.addAll(out);
     appendDefaulted(flagReader(request.engineVersion()), seen, out, attachment.defaultedArgs());
-    request.dtype().ifPresent(d -> out.addAll(dtypeArgs(d.value())));
+    request
+        .dtype()
+        .ifPresent(d -> out.addAll(dtypeArgs(engineValue(d.value(), request.engineVersion()))));
     return List.copyOf(out);
   }
 

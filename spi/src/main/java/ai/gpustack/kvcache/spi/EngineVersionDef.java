@@ -9,11 +9,13 @@ import java.util.regex.Pattern;
 import org.immutables.value.Value;
 
 /**
- * An engine release number as people write it ({@code 0.11.0}, {@code v0.5.3rc2}, {@code
- * 0.5.13.post1}), ordered as Python packages are (PEP 440): by its numeric components, then a
- * pre-release ({@code a}, {@code b}, {@code rc}) before the release and a post-release after it,
- * since engines add spellings in post-releases (SGLang's {@code fp8_e4m3} in 0.4.1.post6). Anything
- * after that ({@code -cu126}) is ignored.
+ * An engine version as people write it, in any {@link VersionScheme}: a release number ({@code
+ * 0.11.0}, {@code v0.5.3rc2}, {@code 0.5.13.post1}), ordered as Python packages are (PEP 440): by
+ * its numeric components, then a pre-release ({@code a}, {@code b}, {@code rc}) before the release
+ * and a post-release after it, since engines add spellings in post-releases (SGLang's {@code
+ * fp8_e4m3} in 0.4.1.post6), anything after that ({@code -cu126}) ignored; a build number ({@code
+ * b4500}, the same as {@code 4500}); or a date ({@code 2025-01-17}, the same as {@code
+ * 2025.01.17}). Versions of one engine are in its one scheme, so they compare as that scheme's.
  */
 @Value.Immutable
 abstract class EngineVersionDef implements Comparable<EngineVersion> {
@@ -21,6 +23,9 @@ abstract class EngineVersionDef implements Comparable<EngineVersion> {
       Pattern.compile(
           "^[vV]?(\\d+(?:\\.\\d+)*)(?:[.-]?(a|b|rc)(\\d*))?(?:[.-]?post(\\d*))?",
           Pattern.CASE_INSENSITIVE);
+
+  private static final Pattern BUILD = Pattern.compile("^[bB](\\d{1,9})$");
+  private static final Pattern DASHED_DATE = Pattern.compile("^(\\d{4})-(\\d{2})-(\\d{2})$");
 
   /** As written. */
   public abstract String raw();
@@ -31,12 +36,28 @@ abstract class EngineVersionDef implements Comparable<EngineVersion> {
    */
   @Value.Derived
   List<Integer> components() {
-    Matcher m = NUMERIC.matcher(raw().trim());
+    String trimmed = raw().trim();
+    Matcher build = BUILD.matcher(trimmed);
+    if (build.matches()) {
+      return List.of(Integer.parseInt(build.group(1)), 0, 0, -1);
+    }
+    Matcher date = DASHED_DATE.matcher(trimmed);
+    if (date.matches()) {
+      return List.of(
+          Integer.parseInt(date.group(1)),
+          Integer.parseInt(date.group(2)),
+          Integer.parseInt(date.group(3)),
+          0,
+          0,
+          -1);
+    }
+    Matcher m = NUMERIC.matcher(trimmed);
     if (!m.find()) {
       throw new IllegalArgumentException(
           "engine version "
               + Quoting.quote(raw())
-              + " does not start with a release number such as 0.11.0");
+              + " is not a version: not a release number such as 0.11.0, a build number such as"
+              + " b4500 or a date such as 2025.01.17");
     }
     List<Integer> parts = new ArrayList<>();
     for (String p : m.group(1).split("\\.")) {

@@ -53,12 +53,21 @@ abstract class FlagInventoryDef implements Versioned {
     return Collections.unmodifiableMap(map);
   }
 
+  /** The canonical name of each alias, in inventory order; built once. */
+  @Value.Lazy
+  public Map<String, String> aliases() {
+    Map<String, String> map = new LinkedHashMap<>();
+    flags().forEach(f -> f.aliases().forEach(a -> map.put(a, f.name())));
+    return Collections.unmodifiableMap(map);
+  }
+
   @Value.Check
   void check() {
-    List<String> names = flags().stream().map(FlagSpec::name).collect(Collectors.toList());
+    List<String> names =
+        flags().stream().flatMap(f -> f.names().stream()).collect(Collectors.toList());
     if (names.stream().distinct().count() != names.size()) {
       throw new IllegalArgumentException(
-          "flag inventory for " + versions() + " lists a flag twice");
+          "flag inventory for " + versions() + " lists a flag or alias twice");
     }
     if (source().isBlank()) {
       throw new IllegalArgumentException("flag inventory for " + versions() + " names no source");

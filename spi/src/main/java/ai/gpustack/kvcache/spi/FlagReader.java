@@ -2,33 +2,41 @@ package ai.gpustack.kvcache.spi;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads argv tokens the way one version of an engine's parser does: exact names, {@code
- * --flag=value}, the dialect's normalised spellings, and prefix abbreviation decided against the
- * whole flag inventory. Immutable and thread-safe.
+ * Reads argv tokens the way one version of an engine's parser does: exact names and aliases, {@code
+ * --flag=value}, attached short values, the dialect's normalised spellings, and prefix abbreviation
+ * decided against the whole flag inventory, each only where the dialect allows it. Immutable and
+ * thread-safe.
  */
 public final class FlagReader {
   private static final Pattern NEGATIVE_NUMBER = Pattern.compile("^-\\d+$|^-\\d*\\.\\d+$");
 
   private final ArgvDialect dialect;
   private final Map<String, FlagSpec> flags;
+  private final Map<String, String> aliases;
 
   public FlagReader(ArgvDialect dialect, List<FlagSpec> inventory) {
-    this.dialect = dialect;
-    Map<String, FlagSpec> map = new LinkedHashMap<>();
-    inventory.forEach(f -> map.put(f.name(), f));
-    this.flags = map;
+    this(
+        dialect,
+        FlagInventory.builder()
+            .versions(VersionRange.any())
+            .source("a list of flags")
+            .addAllFlags(inventory)
+            .build());
   }
 
   /** A reader over {@code inventory}'s flags, sharing its index instead of copying it. */
   public FlagReader(ArgvDialect dialect, FlagInventory inventory) {
     this.dialect = dialect;
     this.flags = inventory.byName();
+    this.aliases = inventory.aliases();
   }
 
   public ArgvDialect dialect() {
@@ -41,12 +49,16 @@ public final class FlagReader {
   }
 
   /**
-   * How the parser reads {@code token}; empty when it is not a long option at all (no leading
-   * {@code --}, or the bare {@code --}).
+   * How the parser reads {@code token}; empty when it is no option this reader knows of: not
+   * starting with {@code -}, the bare {@code --}, a negative number, or a single-dash token that is
+   * none of the inventory's short aliases.
    */
   public Optional<ReadToken> read(String token) {
-    if (!token.startsWith("--") || token.equals("--")) {
+    if (!token.startsWith("-") || token.equals("--") || NEGATIVE_NUMBER.matcher(token).matches()) {
       return Optional.empty();
+    }
+    if (!token.startsWith("--")) {
+      return readShort(token);
     }
     String spelling = token;
     Optional<String> inline = Optional.empty();
@@ -66,18 +78,25 @@ public final class FlagReader {
     }
     ReadToken.Builder read =
         ReadToken.builder().written(token).spelling(spelling).inlineValue(inline);
-    if (flags.containsKey(name)) {
-      return Optional.of(read.reading(FlagReading.EXACT).flag(name).build());
+    Optional<String> exact = canonical(name);
+    if (exact.isPresent()) {
+      return Optional.of(read.reading(FlagReading.EXACT).flag(exact.get()).build());
     }
     if (dialect.abbreviations()) {
-      List<String> candidates = new ArrayList<>();
+      Set<String> candidates = new LinkedHashSet<>();
       for (String flag : flags.keySet()) {
         if (flag.startsWith(name)) {
           candidates.add(flag);
         }
       }
+      for (Map.Entry<String, String> alias : aliases.entrySet()) {
+        if (alias.getKey().startsWith("--") && alias.getKey().startsWith(name)) {
+          candidates.add(alias.getValue());
+        }
+      }
       if (candidates.size() == 1) {
-        return Optional.of(read.reading(FlagReading.ABBREVIATION).flag(candidates.get(0)).build());
+        return Optional.of(
+            read.reading(FlagReading.ABBREVIATION).flag(candidates.iterator().next()).build());
       }
       if (candidates.size() > 1) {
         return Optional.of(
@@ -85,6 +104,53 @@ public final class FlagReader {
       }
     }
     return Optional.of(read.reading(FlagReading.UNKNOWN).build());
+  }
+
+  /** The canonical flag {@code name} is, by its own name or a long alias. */
+  private Optional<String> canonical(String name) {
+    if (flags.containsKey(name)) {
+      return Optional.of(name);
+    }
+    return Optional.ofNullable(aliases.get(name));
+  }
+
+  /**
+   * A single-dash token: a short alias as written, with an inline value after {@code =} or an
+   * attached one where the dialect reads them; the longest alias wins, as getopt's would.
+   */
+  private Optional<ReadToken> readShort(String token) {
+    ReadToken.Builder read = ReadToken.builder().written(token).reading(FlagReading.EXACT);
+    String flag = aliases.get(token);
+    if (flag != null) {
+      return Optional.of(read.spelling(token).flag(flag).build());
+    }
+    int eq = token.indexOf('=');
+    if (dialect.inlineValues() && eq > 0 && aliases.containsKey(token.substring(0, eq))) {
+      String alias = token.substring(0, eq);
+      return Optional.of(
+          read.spelling(alias)
+              .flag(aliases.get(alias))
+              .inlineValue(token.substring(eq + 1))
+              .build());
+    }
+    if (dialect.attachedShortValues()) {
+      String best = null;
+      for (String alias : aliases.keySet()) {
+        if (!alias.startsWith("--")
+            && token.startsWith(alias)
+            && (best == null || alias.length() > best.length())) {
+          best = alias;
+        }
+      }
+      if (best != null) {
+        return Optional.of(
+            read.spelling(best)
+                .flag(aliases.get(best))
+                .inlineValue(token.substring(best.length()))
+                .build());
+      }
+    }
+    return Optional.empty();
   }
 
   /**

@@ -13,7 +13,7 @@ public interface Versioned {
 
   /**
    * Picks the entry for {@code version} from {@code entries} (ascending, non-overlapping): the
-   * newest when no version is given or it is not a release number, the entry whose range holds it
+   * newest when no version is given or it is no version at all, the entry whose range holds it
    * otherwise, and none when it predates every entry or falls in a gap.
    */
   static <T extends Versioned> Lookup<T> select(List<T> entries, Optional<String> version) {
@@ -27,7 +27,7 @@ public interface Versioned {
     } catch (IllegalArgumentException e) {
       return new Lookup<>(
           Optional.of(newest),
-          "newest (engine version " + Quoting.quote(version.get()) + " is not a release number)");
+          "newest (engine version " + Quoting.quote(version.get()) + " is not a version)");
     }
     for (T entry : entries) {
       if (entry.versions().contains(v)) {

@@ -31,7 +31,8 @@ class EngineVersionTest {
   void a_version_without_a_number_is_refused_quoting_it() {
     assertThatThrownBy(() -> EngineVersion.parse("latest"))
         .hasMessage(
-            "engine version \"latest\" does not start with a release number such as 0.11.0");
+            "engine version \"latest\" is not a version: not a release number such as 0.11.0, a"
+                + " build number such as b4500 or a date such as 2025.01.17");
   }
 
   @Test
@@ -57,7 +58,7 @@ class EngineVersionTest {
         .isEqualTo("a");
     assertThat(table.forVersion(Optional.empty()).entry().orElseThrow().source()).isEqualTo("b");
     assertThat(table.forVersion(Optional.of("nightly")).basis())
-        .isEqualTo("newest (engine version \"nightly\" is not a release number)");
+        .isEqualTo("newest (engine version \"nightly\" is not a version)");
     assertThat(table.forVersion(Optional.of("0.2.0")).entry()).isEmpty();
   }
 

@@ -42,12 +42,17 @@ final class EngineTable {
       out.append('\n')
           .append(e.displayName())
           .append(' ')
-          .append(String.join(" ", e.dtypeFlags()))
-          .append(" spellings\n");
+          .append(String.join(" ", flagNames(e)))
+          .append(" spellings; versions are ")
+          .append(e.versionScheme().description())
+          .append('\n');
       List<String[]> rows = new ArrayList<>();
       rows.add(new String[] {"  VERSIONS", "SPELLING:KV FORMAT", "SOURCE"});
       for (DtypeSpellings s : e.dtypeSpellings().entries()) {
         rows.add(new String[] {"  " + s.versions(), pairs(s.spellings(), s.formats()), s.source()});
+        if (!s.engineValues().isEmpty()) {
+          rows.add(new String[] {"    engine values", translations(s), "rendered on every flag"});
+        }
         for (PlatformFormats p : s.platforms()) {
           rows.add(
               new String[] {
@@ -90,8 +95,13 @@ final class EngineTable {
           .put("artifact", e.artifact())
           .put("provider", e.getClass().getName())
           .put("parser", e.dialect().parser())
-          .put("dtypeFlag", e.dtypeFlag());
+          .put("dtypeFlag", e.dtypeFlag())
+          .put("versionScheme", e.versionScheme().name());
       e.dtypeFlags().forEach(node.putArray("dtypeFlags")::add);
+      ObjectNode aliases = node.putObject("dtypeFlagAliases");
+      for (String flag : e.dtypeFlags()) {
+        aliases(e, flag).forEach(aliases.putArray(flag)::add);
+      }
       new TreeSet<>(e.launchPrograms()).forEach(node.putArray("launchPrograms")::add);
       ArrayNode spellings = node.putArray("spellings");
       for (DtypeSpellings s : e.dtypeSpellings().entries()) {
@@ -101,12 +111,14 @@ final class EngineTable {
         s.versions().until().ifPresent(v -> entry.put("until", v.raw()));
         s.spellings().forEach(entry.putArray("accepted")::add);
         ObjectNode formats = entry.putObject("formats");
-        s.formats().forEach((spelling, format) -> formats.put(spelling, format.id()));
+        s.formats().forEach((spelling, format) -> formats.put(spelling, format.toString()));
+        ObjectNode values = entry.putObject("engineValues");
+        s.engineValues().forEach(values::put);
         ArrayNode platforms = entry.putArray("platforms");
         for (PlatformFormats p : s.platforms()) {
           ObjectNode platform = platforms.addObject().put("platform", p.platform());
           ObjectNode on = platform.putObject("formats");
-          p.formats().forEach((spelling, format) -> on.put(spelling, format.id()));
+          p.formats().forEach((spelling, format) -> on.put(spelling, format.toString()));
           platform.put("source", p.source());
         }
         entry.put("source", s.source());
@@ -144,9 +156,12 @@ final class EngineTable {
             "Each engine module ships the `--kv-cache-dtype` values its engine's parser accepts, per\n")
         .append(
             "engine version, with the upstream file and version they were read from. A Binding's\n")
+        .append("`spec.domain.dtype` must be one of these for every engine attached through the\n")
         .append(
-            "`spec.domain.dtype` reaches the engine verbatim, so it must be one of these for every\n")
-        .append("engine attached through the Binding.\n\n")
+            "Binding. It reaches the engine verbatim unless the module translates it: `bfloat16 →\n")
+        .append(
+            "bf16` means the Binding says `bfloat16` and the engine is given `bf16` on every dtype\n")
+        .append("flag, and a running replica reporting `bf16` reads back as `bfloat16`.\n\n")
         .append("## Accepted by every registered engine\n\n");
     registry
         .acceptedByEveryRegisteredEngine()
@@ -158,7 +173,7 @@ final class EngineTable {
         .append(
             "The bytes a spelling stores, as far as another engine reading them must agree:\n\n")
         .append("| Format | Bytes |\n|---|---|\n");
-    for (KvFormat f : KvFormat.values()) {
+    for (KvFormat f : KvFormat.known()) {
       md.append("| `").append(f.id()).append("` | ").append(f.description()).append(" |\n");
     }
     for (Engine e : registry.engines()) {
@@ -215,18 +230,45 @@ final class EngineTable {
                 quoted.add(
                     "`"
                         + x
-                        + "`"
-                        + s.format(x).map(f -> " → `" + f.id() + "`").orElse(" → (none)")));
+                        + (s.engineValues().containsKey(x)
+                            ? " → " + s.engineValue(x) + "` (engine value)"
+                            : "`")
+                        + s.format(x).map(f -> " → `" + f + "`").orElse(" → (none)")));
     md.append(String.join("<br>", quoted));
     for (PlatformFormats p : s.platforms()) {
       md.append("<br>on ").append(p.platform()).append(": ");
       List<String> on = new ArrayList<>();
-      p.formats().forEach((x, f) -> on.add("`" + x + "` → `" + f.id() + "`"));
+      p.formats().forEach((x, f) -> on.add("`" + x + "` → `" + f + "`"));
       md.append(String.join(", ", on));
     }
     md.append(" | ").append(cell(s.source()));
     s.platforms().forEach(p -> md.append("; ").append(cell(p.source())));
     md.append(" |\n");
+  }
+
+  /** Each dtype flag with its aliases: {@code --cache-type-k (-ctk)}. */
+  private static List<String> flagNames(Engine e) {
+    List<String> out = new ArrayList<>();
+    for (String flag : e.dtypeFlags()) {
+      List<String> aliases = aliases(e, flag);
+      out.add(aliases.isEmpty() ? flag : flag + " (" + String.join(", ", aliases) + ")");
+    }
+    return out;
+  }
+
+  /** The aliases of {@code flag} in the newest inventory. */
+  private static List<String> aliases(Engine e, String flag) {
+    return e.flagInventory(java.util.Optional.empty())
+        .flag(flag)
+        .map(FlagSpec::aliases)
+        .orElse(List.of());
+  }
+
+  /** {@code bfloat16 → bf16, float16 → f16}. */
+  private static String translations(DtypeSpellings s) {
+    List<String> out = new ArrayList<>();
+    s.engineValues().forEach((spelling, value) -> out.add(spelling + " → " + value));
+    return String.join(", ", out);
   }
 
   private static String cell(String text) {
@@ -238,7 +280,7 @@ final class EngineTable {
     List<String> out = new ArrayList<>();
     for (String spelling : spellings) {
       KvFormat f = formats.get(spelling);
-      out.add(spelling + ":" + (f == null ? "(none)" : f.id()));
+      out.add(spelling + ":" + (f == null ? "(none)" : f));
     }
     return String.join(" ", out);
   }
