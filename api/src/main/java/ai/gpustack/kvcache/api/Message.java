@@ -163,6 +163,15 @@ public enum Message {
       "A managed role's or an injected container's env sets a variable the engine's cache client"
           + " owns.",
       "Remove the variable. A managed role may take the role over with roles[].command."),
+  ENV_DTYPE_OWNED(
+      "%s sets %s, which engine %s reads its KV-cache dtype from, while it attaches a KV cache"
+          + " pool, but its dtype comes from %s: remove it%s",
+      "A managed role's or an injected container's env sets a variable the engine reads its"
+          + " KV-cache dtype from (llama.cpp's LLAMA_ARG_CACHE_TYPE_K) while"
+          + " model-deployment-kv-cache-dtype-owned is on. The rendered flag would win on the"
+          + " engines known, but the variable says another dtype than the Binding's.",
+      "Remove the variable; the Binding's dtype reaches the engine on its dtype flags. A managed"
+          + " role may take the role over with roles[].command."),
   FLAG_DTYPE_OWNED(
       "%s passes %s while it attaches a KV cache pool, but its dtype comes from %s, handed to"
           + " every engine attached through it: engines writing two dtypes into one reuse domain"
@@ -179,6 +188,14 @@ public enum Message {
       "%s",
       "spec.engine.name (or the engine annotation) names no registered engine.",
       "Use a registered engine id (kvcache engines lists them) or add its module's jar."),
+  ENGINE_VERSION_SCHEME(
+      "engine %s numbers its versions as %s: the version picks the engine's dtype spellings and"
+          + " flags, and one it does not read would pick them by guess",
+      "spec.engine.version (or the kvcache.gpustack.ai/engine-version annotation) is not written"
+          + " in the engine's version scheme (kvcache engines names it), for example a PEP 440"
+          + " release number given to a build-numbered engine, or a tag such as latest.",
+      "Write the version the engine itself reports (its --version or release tag), or leave it"
+          + " out to use the newest tables."),
   ATTACH_BINDING_NOT_FOUND(
       "KVCachePoolBinding %s does not exist in namespace %s",
       "A deployment's spec.kvCache.poolRef.name, or an injected Pod's kvcache.gpustack.ai/binding"

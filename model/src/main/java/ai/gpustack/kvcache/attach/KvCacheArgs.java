@@ -146,6 +146,8 @@ public final class KvCacheArgs {
     OwnedFlags.Verdict owned = owned(engine, workload);
     List<Problem> refusals = new ArrayList<>(owned.refusals());
     List<String> warnings = new ArrayList<>(owned.warnings());
+    Refusal.engineVersionUnread(engine, workload.engineVersionPath(), workload.engineVersion())
+        .ifPresent(refusals::add);
     DtypeRuling ruling =
         resolver.rule(
             workload.dtypeSource(),

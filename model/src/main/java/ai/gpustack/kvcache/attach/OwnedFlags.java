@@ -32,6 +32,9 @@ public final class OwnedFlags {
   /** Reason word of a refused connector variable. */
   public static final String ENV_OWNED = "ConnectorEnvOwned";
 
+  /** Reason word of a refused dtype variable. */
+  public static final String DTYPE_ENV_OWNED = "DtypeEnvOwned";
+
   /**
    * Who passes an argv, as refusals name it ({@code role "server"}, {@code container "vllm"}): its
    * command entries, then its args, at their paths in the caller's resource, its variables, and the
@@ -144,9 +147,9 @@ public final class OwnedFlags {
   /**
    * The verdict on {@code subject}'s argv and env for {@code engine} at {@code version}, as that
    * version's parser reads the argv: each connector flag (in name order) and variable refused;
-   * while {@code dtypeOwned}, each dtype flag refused (its value comes from {@code dtypeSource})
-   * and each KV-format flag warned. Ambiguous prefixes of a KV-format flag are left to the parser,
-   * which exits on them.
+   * while {@code dtypeOwned}, each dtype flag and dtype variable refused (its value comes from
+   * {@code dtypeSource}) and each KV-format flag warned. Ambiguous prefixes of a KV-format flag are
+   * left to the parser, which exits on them.
    */
   public static Verdict check(
       Engine engine,
@@ -182,7 +185,22 @@ public final class OwnedFlags {
     }
     for (int k = 0; k < subject.env().size(); k++) {
       String name = subject.env().get(k);
-      if (engine.ownedEnv().contains(name)) {
+      if (dtypeOwned && engine.dtypeEnv().contains(name)) {
+        refusals.add(
+            Problem.builder()
+                .field(subject.envPath() + "[" + k + "].name")
+                .type(ProblemType.FORBIDDEN)
+                .value(name)
+                .detail(
+                    Message.ENV_DTYPE_OWNED.detail(
+                        subject.display(),
+                        name,
+                        quote(engine.id()),
+                        dtypeSource,
+                        subject.takeOver()))
+                .reason(DTYPE_ENV_OWNED)
+                .build());
+      } else if (engine.ownedEnv().contains(name)) {
         refusals.add(
             Problem.builder()
                 .field(subject.envPath() + "[" + k + "].name")

@@ -3,6 +3,8 @@ package ai.gpustack.kvcache.attach;
 import ai.gpustack.kvcache.api.Message;
 import ai.gpustack.kvcache.api.Problem;
 import ai.gpustack.kvcache.api.ProblemType;
+import ai.gpustack.kvcache.api.Quoting;
+import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.util.Optional;
 
@@ -18,6 +20,9 @@ public record Refusal(
 
   /** The Binding does not exist in the workload's namespace. */
   public static final String BINDING_NOT_FOUND = "BindingNotFound";
+
+  /** The engine version is not in the engine's version scheme. */
+  public static final String ENGINE_VERSION_UNREAD = "EngineVersionUnread";
 
   /** The Binding has a deletionTimestamp. */
   public static final String BINDING_DELETING = "BindingDeleting";
@@ -62,6 +67,27 @@ public record Refusal(
         .detail(Message.ENGINE_UNKNOWN.detail(engines.unknown(name)))
         .reason(ENGINE_NOT_REGISTERED)
         .build();
+  }
+
+  /**
+   * {@code version} at {@code field}, refused when {@code engine}'s version scheme does not read
+   * it; empty when it reads or is absent.
+   */
+  public static Optional<Problem> engineVersionUnread(
+      Engine engine, String field, Optional<String> version) {
+    if (version.isEmpty() || engine.versionScheme().reads(version.get())) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Problem.builder()
+            .field(field)
+            .type(ProblemType.INVALID)
+            .value(version.get())
+            .detail(
+                Message.ENGINE_VERSION_SCHEME.detail(
+                    Quoting.quote(engine.id()), engine.versionScheme().description()))
+            .reason(ENGINE_VERSION_UNREAD)
+            .build());
   }
 
   /** As a field error carrying the reason. */

@@ -65,6 +65,12 @@ abstract class WorkloadArgsDef {
     return "engine";
   }
 
+  /** Where {@link #engineVersion()} is written in the caller's resource. */
+  @Value.Default
+  public String engineVersionPath() {
+    return "engineVersion";
+  }
+
   /** Where the attachment, and with it the dtype, is named in the caller's resource. */
   @Value.Default
   public String dtypePath() {

@@ -98,9 +98,16 @@ public final class DtypeObserver {
     Engine engine = found.get();
     List<String> argv = argv(pod);
     FlagReader reader = engine.flagReader(version);
-    Optional<String> argvDtype = reader.lastValue(argv, engine.dtypeFlag());
+    Handed handed = Handed.read(engine, reader, argv, version);
+    Optional<String> argvDtype = handed.shown();
     String engineAt = engine.id() + version.map(v -> " " + Quoting.printable(v, 64)).orElse("");
     Result known = result.withEngine(engineAt);
+    Optional<String> odd = handed.mixed(result.bindingDtype());
+    if (odd.isPresent()) {
+      // Keys and values in two formats: no report can make that the Binding's one format.
+      return completedFuture(
+          known.observed(argvDtype, odd.get(), "argv: " + argvDtype.get(), Verdict.DIFFERS));
+    }
     Optional<DtypeReport> report = engine.dtypeReport(version);
     if (report.isEmpty()) {
       return completedFuture(
@@ -124,7 +131,8 @@ public final class DtypeObserver {
     if (fetch.body().isEmpty()) {
       return known.notReported(argvDtype, source + ": " + fetch.detail(), false);
     }
-    Optional<String> observed = report.read(fetch.body().get());
+    Optional<String> observed =
+        report.read(fetch.body().get()).map(v -> engine.bindingSpelling(v, version));
     if (observed.isEmpty()) {
       return known.notReported(argvDtype, source + ": the answer carries no KV-cache dtype", true);
     }
@@ -198,6 +206,48 @@ public final class DtypeObserver {
       return port > 0 && port < 65536 ? Optional.of(port) : Optional.empty();
     } catch (NumberFormatException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * What each of the engine's dtype flags hands it, as the parser reads the argv, in Binding
+   * spellings ({@code bf16} read back as {@code bfloat16}); flags the argv does not pass are left
+   * out.
+   */
+  private record Handed(java.util.Map<String, String> byFlag) {
+    static Handed read(
+        Engine engine, FlagReader reader, List<String> argv, Optional<String> version) {
+      java.util.Map<String, String> byFlag = new java.util.LinkedHashMap<>();
+      for (String flag : engine.dtypeFlags()) {
+        reader
+            .lastValue(argv, flag)
+            .ifPresent(v -> byFlag.put(flag, engine.bindingSpelling(v, version)));
+      }
+      return new Handed(byFlag);
+    }
+
+    /**
+     * The one dtype every passed flag hands the engine, or each flag with its value when they
+     * differ: {@code --cache-type-k bfloat16, --cache-type-v q4_0}.
+     */
+    Optional<String> shown() {
+      if (byFlag.isEmpty()) {
+        return Optional.empty();
+      }
+      if (byFlag.values().stream().distinct().count() == 1) {
+        return Optional.of(byFlag.values().iterator().next());
+      }
+      List<String> pairs = new ArrayList<>();
+      byFlag.forEach((flag, value) -> pairs.add(flag + " " + value));
+      return Optional.of(String.join(", ", pairs));
+    }
+
+    /** When the flags hand two dtypes, one that is not {@code bindingDtype}. */
+    Optional<String> mixed(String bindingDtype) {
+      if (byFlag.values().stream().distinct().count() < 2) {
+        return Optional.empty();
+      }
+      return byFlag.values().stream().filter(v -> !v.equals(bindingDtype)).findFirst();
     }
   }
 

@@ -61,6 +61,26 @@ class KvCacheArgsTest {
   }
 
   @Test
+  void a_version_the_engines_scheme_does_not_read_is_refused_instead_of_picking_the_newest_table() {
+    KvCacheArgs.Rendered r =
+        kv.managedCommand(
+            WorkloadArgs.copyOf(vllm("bfloat16").build())
+                .withEngineVersion("b4500")
+                .withEngineVersionPath("spec.engine.version"));
+    assertThat(r.attaches()).isFalse();
+    assertThat(r.refusals())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.field()).isEqualTo("spec.engine.version");
+              assertThat(p.message())
+                  .contains(
+                      "Invalid value: \"b4500\": engine \"vLLM\" numbers its versions as a"
+                          + " release number such as 0.11.0 (PEP 440)");
+            });
+  }
+
+  @Test
   void a_dtype_that_does_not_read_is_refused_at_the_dtype_path_even_with_the_check_off() {
     KvCacheArgs.Rendered r =
         kv.managedCommand(

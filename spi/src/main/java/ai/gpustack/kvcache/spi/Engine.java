@@ -137,8 +137,17 @@ public interface Engine {
    */
   Set<String> ownedFlags();
 
-  /** Environment variables the operator owns on this engine. */
+  /** Environment variables the operator owns on this engine (its cache client's), always. */
   Set<String> ownedEnv();
+
+  /**
+   * Environment variables the engine reads its KV-cache dtype from (llama.cpp's {@code
+   * LLAMA_ARG_CACHE_TYPE_K} and {@code _V}): owned while the dtype is, like {@link #dtypeFlags()},
+   * so a workload setting one is refused then and left alone otherwise.
+   */
+  default Set<String> dtypeEnv() {
+    return Set.of();
+  }
 
   /**
    * The programs that are this engine's entry points, as {@link Launch#program()} names them,

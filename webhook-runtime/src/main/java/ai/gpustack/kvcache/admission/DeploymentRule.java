@@ -73,6 +73,13 @@ final class DeploymentRule implements Rule {
       before.ifPresent(o -> identity(o, spec, problems));
     }
     boolean deleting = md.getMetadata() != null && md.getMetadata().getDeletionTimestamp() != null;
+    boolean versionNew =
+        before.map(b -> !b.engine().version().equals(spec.engine().version())).orElse(true);
+    if (engine.isPresent() && versionNew && !deleting) {
+      // A stored version its scheme does not read keeps working until it is changed.
+      Refusal.engineVersionUnread(engine.get(), "spec.engine.version", spec.engine().version())
+          .ifPresent(problems::add);
+    }
     EffectiveSettings settings = cluster.settings();
     if (engine.isPresent() && !deleting) {
       ownedKeys(spec, engine.get(), settings.kvCacheDtypeOwned(), problems, warnings);

@@ -121,6 +121,14 @@ final class PodInjection implements Rule {
     PodRules.vocabulary(labels, annotations, problems);
     PodRules.bindingName(annotations.get(Keys.BINDING), problems);
     Optional<Engine> engine = engine(annotations.get(Keys.ENGINE), problems);
+    engine
+        .flatMap(
+            e ->
+                Refusal.engineVersionUnread(
+                    e,
+                    "metadata.annotations[" + Keys.ENGINE_VERSION + "]",
+                    Optional.ofNullable(annotations.get(Keys.ENGINE_VERSION))))
+        .ifPresent(problems::add);
     PodRules.forwarded(annotations.get(Keys.LAUNCH_ARGS_FORWARDED), problems);
     return engine;
   }

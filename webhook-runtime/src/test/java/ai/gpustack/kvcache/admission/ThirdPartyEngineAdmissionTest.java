@@ -14,6 +14,7 @@ import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.SpellingTable;
 import ai.gpustack.kvcache.spi.VersionRange;
+import ai.gpustack.kvcache.spi.VersionScheme;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -25,14 +26,15 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Admission with an engine that types keys and values with two flags, launches through a subcommand
- * and reads {@code none} as the model's dtype: each capability the SPI gained is applied by the
- * webhook, not only rendered by the module.
+ * Admission with an engine that types keys and values with two flags with short aliases, parses
+ * exact names without {@code --flag=value}, numbers its builds, is handed {@code bf16} for a
+ * Binding's {@code bfloat16}, launches through a subcommand and reads {@code none} as the model's
+ * dtype: each capability the SPI gained is applied by the webhook, not only rendered by the module.
  */
 class ThirdPartyEngineAdmissionTest {
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-  /** llama.cpp-style: {@code kv serve}, {@code --cache-type-k X --cache-type-v X}. */
+  /** llama.cpp-style: {@code kv serve}, {@code --cache-type-k X --cache-type-v X} or -ctk/-ctv. */
   static final class KeyValueServer implements Engine {
     @Override
     public String id() {
@@ -59,19 +61,33 @@ class ThirdPartyEngineAdmissionTest {
       return SpellingTable.builder()
           .addEntries(
               DtypeSpellings.of(
-                  null,
-                  null,
-                  "test",
-                  Map.of(
-                      "none", KvFormat.MODEL_DEPENDENT,
-                      "bfloat16", KvFormat.BFLOAT16,
-                      "f16", KvFormat.FLOAT16)))
+                      "b2251",
+                      null,
+                      "test",
+                      Map.of(
+                          "none", KvFormat.MODEL_DEPENDENT,
+                          "bfloat16", KvFormat.BFLOAT16,
+                          "f16", KvFormat.FLOAT16,
+                          "q4_0", KvFormat.engineDefined("kv-server", "q4_0", "GGML Q4_0")))
+                  .withEngineValues(Map.of("bfloat16", "bf16")))
           .build();
     }
 
     @Override
+    public VersionScheme versionScheme() {
+      return VersionScheme.BUILD_NUMBER;
+    }
+
+    @Override
     public ArgvDialect dialect() {
-      return ArgvDialect.argparse();
+      return ArgvDialect.builder()
+          .parser("exact names, no --flag=value")
+          .inlineValues(false)
+          .underscoresAsDashes(true)
+          .dottedMembers(false)
+          .abbreviations(false)
+          .doubleDashEndsOptions(false)
+          .build();
     }
 
     @Override
@@ -81,8 +97,8 @@ class ThirdPartyEngineAdmissionTest {
               .versions(VersionRange.any())
               .source("test")
               .addFlags(
-                  FlagSpec.value("--cache-type-k"),
-                  FlagSpec.value("--cache-type-v"),
+                  FlagSpec.value("--cache-type-k").withAliases("-ctk"),
+                  FlagSpec.value("--cache-type-v").withAliases("-ctv"),
                   FlagSpec.value("--host"),
                   FlagSpec.value("--port"))
               .build());
@@ -153,7 +169,8 @@ class ThirdPartyEngineAdmissionTest {
     JsonNode patch = YAML.readTree(Base64.getDecoder().decode(response.get("patch").asText()));
     JsonNode pod = JsonPatch.apply(patch, YAML.readTree(request).get("request").get("object"));
     assertThat(pod.at("/spec/containers/0/args").toString())
-        .isEqualTo("[\"m\",\"--cache-type-k\",\"bfloat16\",\"--cache-type-v\",\"bfloat16\"]");
+        .as("the Binding's bfloat16 is handed over as the engine's bf16 on both flags")
+        .isEqualTo("[\"m\",\"--cache-type-k\",\"bf16\",\"--cache-type-v\",\"bf16\"]");
   }
 
   @Test
@@ -186,13 +203,70 @@ class ThirdPartyEngineAdmissionTest {
                   model: {name: m}
                   engine: {name: kv-server}
                   kvCache: {poolRef: {name: cache}}
-                  roles: [{name: server, image: kv:1, extraArgs: [--cache-type-v=f16]}]
+                  roles: [{name: server, image: kv:1, extraArgs: [--cache-type-v, f16]}]
             """);
     assertThat(response.get("allowed").asBoolean()).isFalse();
     assertThat(response.at("/status/message").asText())
         .contains("spec.roles[0].extraArgs[0]")
         .contains(
             "Forbidden: role \"server\" passes --cache-type-v while it attaches a KV cache pool");
+  }
+
+  private JsonNode deployment(String engine, String extraArgs) throws Exception {
+    return answer(
+        """
+        request:
+          object:
+            apiVersion: worker.gpustack.ai/v1
+            kind: ModelDeployment
+            metadata: {name: md, namespace: team-a}
+            spec:
+              model: {name: m}
+              engine: %s
+              kvCache: {poolRef: {name: cache}}
+              roles: [{name: server, image: kv:1, extraArgs: %s}]
+        """
+            .formatted(engine, extraArgs));
+  }
+
+  @Test
+  void a_role_passing_the_short_flag_is_refused_naming_the_field_and_the_short_spelling()
+      throws Exception {
+    JsonNode response =
+        deployment("{name: kv-server, version: b4500}", "[--ctx-size, '8', -ctk, q4_0]");
+    assertThat(response.get("allowed").asBoolean()).isFalse();
+    assertThat(response.at("/status/message").asText())
+        .contains(
+            "spec.roles[0].extraArgs[2]: Forbidden: role \"server\" passes -ctk, which engine"
+                + " \"kv-server\" reads as --cache-type-k while it attaches a KV cache pool");
+  }
+
+  @Test
+  void a_spelling_the_engine_reads_as_no_flag_is_not_taken_for_one() throws Exception {
+    JsonNode response = deployment("{name: kv-server}", "[--cache-type-k=q4_0]");
+    assertThat(response.get("allowed").asBoolean())
+        .as("the engine itself exits on --cache-type-k=q4_0: %s", response)
+        .isTrue();
+  }
+
+  @Test
+  void a_version_outside_the_engines_scheme_is_refused_naming_the_field_and_the_scheme()
+      throws Exception {
+    JsonNode response = deployment("{name: kv-server, version: 0.11.0}", "[]");
+    assertThat(response.get("allowed").asBoolean()).isFalse();
+    assertThat(response.at("/status/message").asText())
+        .contains(
+            "spec.engine.version: Invalid value: \"0.11.0\": engine \"kv-server\" numbers its"
+                + " versions as a build number such as b4500 or 4500");
+    String pod =
+        pod("[kv, serve]", "[m]")
+            .replace(
+                "kvcache.gpustack.ai/engine: kv-server}",
+                "kvcache.gpustack.ai/engine: kv-server, kvcache.gpustack.ai/engine-version: latest}");
+    JsonNode refused = answer(pod);
+    assertThat(refused.at("/status/message").asText())
+        .contains(
+            "metadata.annotations[kvcache.gpustack.ai/engine-version]: Invalid value: \"latest\"");
   }
 
   @Test

@@ -33,14 +33,15 @@ final class EnginesCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    EngineRegistry registry = EngineRegistry.load();
+    EngineRegistry registry = Engines.load(spec.commandLine());
     PrintWriter out = spec.commandLine().getOut();
     if (registry.isEmpty()) {
       spec.commandLine()
           .getErr()
           .println(
               "no engine module is on the classpath; add ai.gpustack.kvcache:kvcache-engine-vllm"
-                  + " or another engine module");
+                  + " or another engine module, or name engine jars in "
+                  + Engines.ENV);
       return 1;
     }
     EngineTable table = new EngineTable(registry);

@@ -81,7 +81,7 @@ final class ExplainCommand implements Callable<Integer> {
         err.println("kvcache explain: " + Clients.unreachable(client, e));
         return 2;
       }
-      EngineRegistry engines = EngineRegistry.load();
+      EngineRegistry engines = Engines.load(spec.commandLine());
       Optional<Explanation> explanation;
       try (PodProxyFetcher proxy = Clients.podProxy(client)) {
         explanation =

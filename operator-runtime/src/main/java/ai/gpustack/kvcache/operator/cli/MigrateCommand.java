@@ -9,7 +9,6 @@ import ai.gpustack.kvcache.operator.migrate.Step;
 import ai.gpustack.kvcache.operator.migrate.Strategy;
 import ai.gpustack.kvcache.operator.preflight.ReportTable;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -146,7 +145,7 @@ final class MigrateCommand implements Callable<Integer> {
       }
       Plan plan;
       try {
-        plan = new Planner(EngineRegistry.load()).plan(snapshot, request);
+        plan = new Planner(Engines.load(spec.commandLine())).plan(snapshot, request);
       } catch (IllegalArgumentException e) {
         err.println("kvcache migrate: KVCachePoolBinding " + binding + ": " + e.getMessage());
         return 2;

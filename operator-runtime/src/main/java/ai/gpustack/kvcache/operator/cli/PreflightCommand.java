@@ -5,7 +5,6 @@ import ai.gpustack.kvcache.operator.preflight.Inventory;
 import ai.gpustack.kvcache.operator.preflight.Preflight;
 import ai.gpustack.kvcache.operator.preflight.Report;
 import ai.gpustack.kvcache.operator.preflight.ReportTable;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -88,7 +87,7 @@ final class PreflightCommand implements Callable<Integer> {
               + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
       return 2;
     }
-    Report report = new Preflight(EngineRegistry.load()).run(inventory);
+    Report report = new Preflight(Engines.load(spec.commandLine())).run(inventory);
     if (output.equals("json")) {
       try {
         out.println(

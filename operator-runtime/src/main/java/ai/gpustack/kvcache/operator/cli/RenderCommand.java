@@ -9,7 +9,6 @@ import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -80,7 +79,7 @@ final class RenderCommand implements Callable<Integer> {
     for (Map.Entry<String, String> s : settings.entrySet()) {
       cluster = cluster.withSetting(s.getKey(), s.getValue());
     }
-    PodRenderer renderer = new PodRenderer(EngineRegistry.load());
+    PodRenderer renderer = new PodRenderer(Engines.load(spec.commandLine()));
     KubernetesSerialization yaml = KvCacheSerialization.create();
     int code = 0;
     for (ModelDeployment md : deployments) {

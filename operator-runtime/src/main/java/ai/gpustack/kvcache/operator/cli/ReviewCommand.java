@@ -7,7 +7,6 @@ import ai.gpustack.kvcache.admission.Request;
 import ai.gpustack.kvcache.admission.Route;
 import ai.gpustack.kvcache.cluster.Manifests;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -75,7 +74,8 @@ final class ReviewCommand implements Callable<Integer> {
                               + " of "
                               + parsed.kind()));
       Admission admission =
-          new Admission(EngineRegistry.load(), MemoryClusterView.of(Manifests.objects(files)));
+          new Admission(
+              Engines.load(spec.commandLine()), MemoryClusterView.of(Manifests.objects(files)));
       Decision decision = admission.decide(route, parsed);
       out.println(
           JSON.writerWithDefaultPrettyPrinter()

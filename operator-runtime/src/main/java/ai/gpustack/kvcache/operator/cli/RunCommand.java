@@ -122,7 +122,7 @@ final class RunCommand implements Callable<Integer> {
     }
     String id = leaseIdentity();
     PrometheusMeterRegistry registry = Metrics.registry();
-    EngineRegistry engines = EngineRegistry.load();
+    EngineRegistry engines = Engines.load(spec.commandLine());
     KubernetesClient client;
     try {
       client = Clients.create(kubeconfig, "kvcache-operator/" + id);

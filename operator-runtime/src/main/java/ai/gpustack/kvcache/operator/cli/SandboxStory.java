@@ -1,7 +1,6 @@
 package ai.gpustack.kvcache.operator.cli;
 
 import ai.gpustack.kvcache.sandbox.Faults;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +24,8 @@ final class SandboxStory implements Callable<Integer> {
     PrintWriter out = options.spec.commandLine().getOut();
     Faults injected = faults();
     try (Sandbox sandbox =
-        Sandbox.start(EngineRegistry.load(), options.port, out, !options.noOperator)) {
+        Sandbox.start(
+            Engines.load(options.spec.commandLine()), options.port, out, !options.noOperator)) {
       sandbox.applyExamples();
       if (injected.active()) {
         inject(sandbox, injected, out);

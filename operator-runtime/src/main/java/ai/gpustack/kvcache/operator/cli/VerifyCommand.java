@@ -14,7 +14,6 @@ import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -123,7 +122,7 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
     try (PodProxyFetcher proxy = Clients.podProxy(client)) {
       return observe(
           new DtypeObserver(
-              EngineRegistry.load(),
+              Engines.load(spec.commandLine()),
               new FairFetcher(proxy, FairFetcher.LIMIT, FairFetcher.PER_NAMESPACE)),
           deployments,
           pods,

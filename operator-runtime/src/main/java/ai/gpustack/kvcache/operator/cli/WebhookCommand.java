@@ -4,7 +4,6 @@ import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.cluster.InformerClusterView;
 import ai.gpustack.kvcache.operator.HealthServer;
 import ai.gpustack.kvcache.operator.Metrics;
-import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.webhook.ReloadingKeyManager;
 import ai.gpustack.kvcache.webhook.WebhookServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -81,7 +80,7 @@ final class WebhookCommand implements Callable<Integer> {
             WebhookServer.builder()
                 .address(Listen.parse(listen))
                 .keys(keys)
-                .admission(new Admission(EngineRegistry.load(), view))
+                .admission(new Admission(Engines.load(spec.commandLine()), view))
                 .meterRegistry(registry)
                 .start();
         HealthServer health =
