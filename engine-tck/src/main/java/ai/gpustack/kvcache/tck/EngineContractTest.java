@@ -42,6 +42,12 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  */
 public abstract class EngineContractTest {
+  /** Each concrete test class's engine, built once: its nested groups share it. */
+  private static final Map<Class<?>, Built> BUILT = new ConcurrentHashMap<>();
+
+  /** The engine a test class built, or what building it threw. */
+  private record Built(Engine engine, Throwable failure) {}
+
   /** The engine under test; a fresh or shared instance, either works. */
   protected abstract Engine engine();
 
@@ -90,11 +96,6 @@ public abstract class EngineContractTest {
       return new Built(null, e);
     }
   }
-
-  private static final Map<Class<?>, Built> BUILT = new ConcurrentHashMap<>();
-
-  /** The engine a test class built, or what building it threw. */
-  private record Built(Engine engine, Throwable failure) {}
 
   private static String rootCause(Throwable failure) {
     Throwable root = failure;

@@ -113,30 +113,30 @@ final class KitChecks {
     Set<String> out = new LinkedHashSet<>();
     for (FlagInventory inventory : engine.flagInventories()) {
       for (String dtypeFlag : engine.dtypeFlags()) {
+        Set<String> twins = new TreeSet<>();
         for (String name : inventory.flag(dtypeFlag).map(FlagSpec::names).orElse(List.of())) {
-          twin(name)
-              .flatMap(t -> canonical(inventory, t))
-              .filter(t -> !engine.dtypeFlags().contains(t))
-              .ifPresent(
-                  t ->
-                      out.add(
-                          "flagInventories() for "
-                              + inventory.versions()
-                              + " lists "
-                              + t
-                              + " ("
-                              + String.join(", ", inventory.flag(t).orElseThrow().names())
-                              + "), the twin of dtype flag "
-                              + name
-                              + ", but dtypeFlags() is "
-                              + engine.dtypeFlags()
-                              + ": the two type the keys and values of one cache, so a workload"
-                              + " passing "
-                              + t
-                              + " runs another type beside the Binding's; list both in"
-                              + " dtypeFlags() (dtypeArgs(dtype) then renders both and both are"
-                              + " owned)"));
+          twin(name).flatMap(t -> canonical(inventory, t)).ifPresent(twins::add);
         }
+        twins.removeAll(engine.dtypeFlags());
+        twins.forEach(
+            t ->
+                out.add(
+                    "flagInventories() for "
+                        + inventory.versions()
+                        + " lists "
+                        + t
+                        + " ("
+                        + String.join(", ", inventory.flag(t).orElseThrow().names())
+                        + "), the twin of dtype flag "
+                        + dtypeFlag
+                        + ", but dtypeFlags() is "
+                        + engine.dtypeFlags()
+                        + ": the two type the keys and values of one cache, so a workload"
+                        + " passing "
+                        + t
+                        + " runs another type beside the Binding's; list both in"
+                        + " dtypeFlags() (dtypeArgs(dtype) then renders both and both are"
+                        + " owned)"));
       }
     }
     return List.copyOf(out);
@@ -199,8 +199,8 @@ final class KitChecks {
                 + (report.fixtures().isEmpty() ? "none" : "only answers that report no dtype")
                 + ": add a ReportFixture with an answer captured from the real engine (curl of "
                 + report.path()
-                + " at a release of the range, shipped as a resource next to "
-                + report.getClass().getSimpleName()
+                + " at a release of the range, shipped as a resource in package "
+                + report.getClass().getPackageName()
                 + ") and the spelling it reports, so read(body) is checked against the engine's"
                 + " answer and not only against sample(spelling)");
       }
