@@ -5,26 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.Dtype;
 import ai.gpustack.kvcache.api.ReuseDomain;
 import ai.gpustack.kvcache.api.RoleKind;
+import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
-import ai.gpustack.kvcache.spi.DtypeReport;
 import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.FlagReading;
-import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.ManagedRole;
 import ai.gpustack.kvcache.spi.ReadToken;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What {@link EngineContractTest} renders and reads with for one engine: a sample dtype, role and
- * attachment, the readers that find flags in what was rendered, and the shipped report fixtures.
+ * attachment, the readers that find flags in what was rendered, and the assertions on how it reads
+ * spellings.
  */
 final class ContractSamples {
   private final Engine engine;
@@ -74,8 +73,9 @@ final class ContractSamples {
         .build();
   }
 
+  /** What the sample dtype renders as: the engine's value for it on every dtype flag. */
   List<String> dtypeArgs() {
-    return engine.dtypeArgs(dtype().value());
+    return engine.dtypeArgs(engine.engineValue(dtype().value(), Optional.empty()));
   }
 
   /** How often {@code argv} passes each dtype flag, for messages that show what was rendered. */
@@ -104,12 +104,41 @@ final class ContractSamples {
     return new FlagReader(inventory.dialect().orElse(engine.dialect()), inventory);
   }
 
-  /** A report fixture's text, shipped as a resource next to the engine's class. */
-  String fixtureBody(DtypeReport.ReportFixture fixture) throws IOException {
-    try (InputStream in = engine.getClass().getResourceAsStream(fixture.resource())) {
-      assertThat(in).as("fixture %s next to %s", fixture.resource(), engine.getClass()).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+  /**
+   * {@code name}, one of {@code flag}'s names, reads as {@code flag} exactly as written; with
+   * {@code =x} only where the dialect reads inline values; with {@code x} attached (a short alias)
+   * only where it reads attached short values. A dialect that refuses them passes truthfully.
+   */
+  static void assertSpellingsReadAsTheDialectSays(
+      FlagReader reader, FlagInventory inventory, String flag, String name) {
+    ArgvDialect dialect = reader.dialect();
+    assertThat(reader.read(name).filter(t -> t.readsAs(flag)))
+        .as(
+            "%s: %s is a name of %s in flagInventories() and must read as it exactly",
+            inventory.versions(), name, flag)
+        .isPresent();
+    assertThat(readsWithValue(reader, name + "=x", flag))
+        .as(
+            "%s: %s=x reads as %s with the value x exactly where the dialect's inlineValues()"
+                + " (%s) says: declare in dialect() what the engine's parser does",
+            inventory.versions(), name, flag, dialect.inlineValues())
+        .isEqualTo(dialect.inlineValues());
+    if (!name.startsWith("--")) {
+      assertThat(readsWithValue(reader, name + "x", flag))
+          .as(
+              "%s: %sx reads as %s with the value x exactly where the dialect's"
+                  + " attachedShortValues() (%s) says: declare in dialect() what the engine's"
+                  + " parser does",
+              inventory.versions(), name, flag, dialect.attachedShortValues())
+          .isEqualTo(dialect.attachedShortValues());
     }
+  }
+
+  private static boolean readsWithValue(FlagReader reader, String token, String flag) {
+    return reader
+        .read(token)
+        .filter(t -> t.readsAs(flag) && t.inlineValue().equals(Optional.of("x")))
+        .isPresent();
   }
 
   /**
@@ -121,18 +150,44 @@ final class ContractSamples {
       FlagReader reader, FlagInventory inventory, String flag) {
     for (int end = 3; end < flag.length(); end++) {
       String prefix = flag.substring(0, end);
-      List<String> candidates =
-          inventory.flags().stream().map(FlagSpec::name).filter(n -> n.startsWith(prefix)).toList();
+      Set<String> candidates = new TreeSet<>();
+      inventory.byName().keySet().stream()
+          .filter(n -> n.startsWith(prefix))
+          .forEach(candidates::add);
+      inventory
+          .aliases()
+          .forEach(
+              (alias, canonical) -> {
+                if (alias.startsWith("--") && alias.startsWith(prefix)) {
+                  candidates.add(canonical);
+                }
+              });
       ReadToken read = reader.read(prefix).orElseThrow();
-      if (candidates.contains(prefix)) {
-        assertThat(read.reading()).isEqualTo(FlagReading.EXACT);
+      String where = inventory.versions() + ": " + prefix + ", a prefix of " + flag + ",";
+      if (inventory.byName().containsKey(prefix) || inventory.aliases().containsKey(prefix)) {
+        assertThat(read.reading())
+            .as("%s is a flag of its own", where)
+            .isEqualTo(FlagReading.EXACT);
       } else if (!reader.dialect().abbreviations()) {
-        assertThat(read.readsAs(flag)).as(prefix).isFalse();
+        assertThat(read.readsAs(flag))
+            .as("%s is no option where the dialect's abbreviations() is false", where)
+            .isFalse();
       } else if (candidates.size() == 1) {
-        assertThat(read.readsAs(flag)).as("unique prefix %s", prefix).isTrue();
+        assertThat(read.readsAs(flag))
+            .as(
+                "%s is unique in flagInventories() and reads as it where the dialect's"
+                    + " abbreviations() is true",
+                where)
+            .isTrue();
       } else {
-        assertThat(read.reading()).as("prefix %s", prefix).isEqualTo(FlagReading.AMBIGUOUS);
-        assertThat(read.candidates()).containsExactlyInAnyOrderElementsOf(candidates);
+        assertThat(read.reading())
+            .as(
+                "%s starts %s in flagInventories(), so the parser refuses it as ambiguous",
+                where, candidates)
+            .isEqualTo(FlagReading.AMBIGUOUS);
+        assertThat(new TreeSet<>(read.candidates()))
+            .as("%s names every candidate flagInventories() lists", where)
+            .isEqualTo(candidates);
       }
     }
   }

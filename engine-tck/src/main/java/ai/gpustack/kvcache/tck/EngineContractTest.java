@@ -12,15 +12,17 @@ import ai.gpustack.kvcache.spi.EngineRegistry;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagReader;
 import ai.gpustack.kvcache.spi.FlagSpec;
-import ai.gpustack.kvcache.spi.ReadToken;
 import ai.gpustack.kvcache.spi.Versioned;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -40,6 +42,12 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  */
 public abstract class EngineContractTest {
+  /** Each concrete test class's engine, built once: its nested groups share it. */
+  private static final Map<Class<?>, Built> BUILT = new ConcurrentHashMap<>();
+
+  /** The engine a test class built, or what building it threw. */
+  private record Built(Engine engine, Throwable failure) {}
+
   /** The engine under test; a fresh or shared instance, either works. */
   protected abstract Engine engine();
 
@@ -60,9 +68,63 @@ public abstract class EngineContractTest {
     return List.of("--max-num-seqs", "8");
   }
 
+  /**
+   * The engine under test, built once per test class on first use: a module whose declarations
+   * throw while its class loads (an invalid FlagSpec in a static field) fails {@link
+   * #the_engine_builds} once, naming the cause, and every other test is skipped instead of failing
+   * with the same error.
+   */
+  private Engine subject() {
+    Built built = built();
+    if (built.failure() != null) {
+      Assumptions.abort(
+          "engine() threw while building the engine under test; see the_engine_builds: "
+              + rootCause(built.failure()));
+    }
+    return built.engine();
+  }
+
+  private Built built() {
+    return BUILT.computeIfAbsent(getClass(), k -> build());
+  }
+
+  private Built build() {
+    try {
+      return new Built(engine(), null);
+    } catch (RuntimeException | LinkageError e) {
+      // reported once by the_engine_builds; a bug in the module, named with its cause
+      return new Built(null, e);
+    }
+  }
+
+  private static String rootCause(Throwable failure) {
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getClass().getSimpleName() + ": " + root.getMessage();
+  }
+
+  @Test
+  void the_engine_builds() {
+    Built built = built();
+    if (built.failure() != null) {
+      throw new AssertionError(
+          "engine() threw while building the engine under test ("
+              + getClass().getName()
+              + "): "
+              + rootCause(built.failure())
+              + ". The engine's declarations are checked as they are built, so one built when"
+              + " its class loads (a static FlagSpec, DtypeSpellings or FlagInventory) fails"
+              + " the whole class: fix the declaration the message names. The other contract"
+              + " tests are skipped until engine() returns.",
+          built.failure());
+    }
+  }
+
   /** The sample role, attachment and readers, built for the engine under test. */
   private ContractSamples samples() {
-    return new ContractSamples(engine(), sampleModel());
+    return new ContractSamples(subject(), sampleModel());
   }
 
   @Nested
@@ -70,21 +132,30 @@ public abstract class EngineContractTest {
   class Identity {
     @Test
     void the_id_starts_with_a_letter_and_holds_no_spaces() {
-      assertThat(engine().id()).matches("[A-Za-z][A-Za-z0-9._-]*");
-      assertThat(engine().displayName()).isNotBlank();
+      assertThat(subject().id())
+          .as("id() must start with a letter and hold letters, digits, . _ or - only")
+          .matches("[A-Za-z][A-Za-z0-9._-]*");
+      assertThat(subject().displayName()).as("displayName() must not be blank").isNotBlank();
     }
 
     @Test
     void the_artifact_is_maven_coordinates() {
-      assertThat(engine().artifact()).matches("[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+");
+      assertThat(subject().artifact())
+          .as("artifact() must be the module's Maven coordinates, group:artifact")
+          .matches("[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+");
     }
 
     @Test
     void the_registry_resolves_it_whatever_the_case() {
-      EngineRegistry registry = EngineRegistry.of(List.of(engine()));
-      String id = engine().id();
-      assertThat(registry.resolve(id.toLowerCase(Locale.ROOT)).id()).isEqualTo(id);
-      assertThat(registry.resolve(id.toUpperCase(Locale.ROOT)).id()).isEqualTo(id);
+      EngineRegistry registry = EngineRegistry.of(List.of(subject()));
+      String id = subject().id();
+      for (String written : List.of(id.toLowerCase(Locale.ROOT), id.toUpperCase(Locale.ROOT))) {
+        assertThat(registry.resolve(written).id())
+            .as(
+                "the registry resolves %s to id() %s; id() must be unique whatever the case",
+                written, id)
+            .isEqualTo(id);
+      }
     }
   }
 
@@ -93,7 +164,7 @@ public abstract class EngineContractTest {
   class Launches {
     @Test
     void the_base_argv_starts_with_a_declared_launch_subcommands_included() {
-      assertThat(KitChecks.launchProblems(engine(), sampleModel())).isEmpty();
+      assertThat(KitChecks.launchProblems(subject(), sampleModel())).isEmpty();
     }
   }
 
@@ -102,16 +173,25 @@ public abstract class EngineContractTest {
   class Spellings {
     @Test
     void every_entry_names_where_it_was_read() {
-      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
-        assertThat(entry.source()).as("source of %s", entry.versions()).isNotBlank();
+      for (DtypeSpellings entry : subject().dtypeSpellings().entries()) {
+        assertThat(entry.source())
+            .as(
+                "dtypeSpellings() for %s must name the upstream file it was read from",
+                entry.versions())
+            .isNotBlank();
       }
     }
 
     @Test
     void every_spelling_is_a_valid_dtype() {
-      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+      for (DtypeSpellings entry : subject().dtypeSpellings().entries()) {
         for (String spelling : entry.spellings()) {
-          assertThat(Dtype.of(spelling).value()).isEqualTo(spelling);
+          assertThat(Dtype.of(spelling).value())
+              .as(
+                  "dtypeSpellings() for %s accepts %s, which a Binding spells otherwise: accept"
+                      + " the Binding's spelling and translate it in engineValues()",
+                  entry.versions(), spelling)
+              .isEqualTo(spelling);
         }
       }
     }
@@ -119,7 +199,7 @@ public abstract class EngineContractTest {
     @Test
     void every_accepted_spelling_maps_to_the_kv_format_it_stores() {
       List<String> unmapped = new ArrayList<>();
-      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+      for (DtypeSpellings entry : subject().dtypeSpellings().entries()) {
         for (String spelling : entry.spellings()) {
           if (entry.format(spelling).isEmpty()) {
             unmapped.add(entry.versions() + " " + spelling);
@@ -136,8 +216,13 @@ public abstract class EngineContractTest {
     }
 
     @Test
+    void spellings_handed_to_the_engine_as_one_value_map_to_one_format() {
+      assertThat(ValueChecks.sharedValueFormatProblems(subject())).isEmpty();
+    }
+
+    @Test
     void auto_where_accepted_leaves_the_cache_at_the_models_dtype() {
-      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+      for (DtypeSpellings entry : subject().dtypeSpellings().entries()) {
         entry
             .format(Dtype.AUTO)
             .ifPresent(
@@ -162,12 +247,22 @@ public abstract class EngineContractTest {
 
     @Test
     void the_newest_entry_is_open_ended_so_a_newer_build_reads_the_newest_table() {
-      assertThat(engine().dtypeSpellings().newest().versions().until()).isEmpty();
+      assertThat(subject().dtypeSpellings().newest().versions().until())
+          .as(
+              "the newest dtypeSpellings() entry (%s) must be open-ended, so a release newer"
+                  + " than the module reads it",
+              subject().dtypeSpellings().newest().versions())
+          .isEmpty();
     }
 
     @Test
     void a_missing_version_reads_the_newest_table() {
-      assertThat(engine().checkDtype(samples().dtype().value(), Optional.empty()).accepted())
+      String dtype = samples().dtype().value();
+      assertThat(subject().checkDtype(dtype, Optional.empty()).accepted())
+          .as(
+              "checkDtype(%s, no version) refuses a spelling of the newest dtypeSpellings()"
+                  + " entry: leave checkDtype and acceptsDtype to the SPI's defaults",
+              dtype)
           .isTrue();
     }
 
@@ -175,24 +270,59 @@ public abstract class EngineContractTest {
     void the_quick_acceptance_answer_agrees_with_the_full_verdict() {
       List<String> spellings = new ArrayList<>(List.of("no_such_dtype", "auto"));
       List<Optional<String>> versions = new ArrayList<>(List.of(Optional.empty()));
-      for (DtypeSpellings entry : engine().dtypeSpellings().entries()) {
+      for (DtypeSpellings entry : subject().dtypeSpellings().entries()) {
         spellings.addAll(entry.spellings());
-        entry.versions().from().ifPresent(v -> versions.add(Optional.of(v.toString())));
       }
+      Boundaries.of(subject()).forEach(v -> versions.add(Optional.of(v)));
       for (Optional<String> version : versions) {
         for (String dtype : spellings) {
-          assertThat(engine().acceptsDtype(dtype, version))
-              .as("%s at %s", dtype, version)
-              .isEqualTo(engine().checkDtype(dtype, version).accepted());
+          boolean full = subject().checkDtype(dtype, version).accepted();
+          assertThat(subject().acceptsDtype(dtype, version))
+              .as(
+                  "acceptsDtype(%s, %s) disagrees with checkDtype(...).accepted(), which says"
+                      + " %s: override neither, or both alike",
+                  dtype, version, full)
+              .isEqualTo(full);
         }
       }
     }
 
     @Test
     void a_spelling_outside_the_table_is_rejected_with_what_is_accepted() {
-      var verdict = engine().checkDtype("no_such_dtype", Optional.empty());
-      assertThat(verdict.accepted()).isFalse();
-      assertThat(verdict.spellings()).isEqualTo(engine().dtypeSpellings().newest().spellings());
+      var verdict = subject().checkDtype("no_such_dtype", Optional.empty());
+      assertThat(verdict.accepted())
+          .as("checkDtype(no_such_dtype, no version) accepts a spelling no table lists")
+          .isFalse();
+      assertThat(verdict.spellings())
+          .as(
+              "checkDtype(no_such_dtype, no version) must offer the newest dtypeSpellings()"
+                  + " entry's spellings instead")
+          .isEqualTo(subject().dtypeSpellings().newest().spellings());
+    }
+  }
+
+  @Nested
+  @DisplayName(
+      "its ranges are written in its version scheme, and every spelling range lies within the"
+          + " inventories")
+  class Ranges {
+    @Test
+    void every_range_end_is_a_version_of_the_declared_scheme() {
+      assertThat(KitChecks.rangesOutsideTheScheme(subject())).isEmpty();
+    }
+
+    @Test
+    void every_version_a_spelling_row_covers_has_an_inventory() {
+      assertThat(KitChecks.spellingRangesBeyondInventories(subject())).isEmpty();
+    }
+  }
+
+  @Nested
+  @DisplayName("every accepted spelling reaches the engine as the engine value its table declares")
+  class EngineValues {
+    @Test
+    void every_spelling_renders_its_declared_engine_value_on_every_dtype_flag_at_every_boundary() {
+      assertThat(ValueChecks.renderedValueProblems(subject(), sampleModel())).isEmpty();
     }
   }
 
@@ -212,29 +342,48 @@ public abstract class EngineContractTest {
 
     @Test
     void dtype_args_render_each_dtype_flag_once_with_its_value() {
-      assertThat(KitChecks.dtypeArgsProblems(engine(), samples().dtype().value())).isEmpty();
+      assertThat(KitChecks.dtypeArgsProblems(subject(), samples().dtype().value())).isEmpty();
     }
 
     @Test
     void the_dtype_args_come_after_the_base_argv_and_before_extra_args() {
       List<String> command = samples().commandWithAttachment(sampleExtraArgs(), true);
+      List<String> base = subject().baseArgv(sampleModel());
       int pair = Collections.indexOfSubList(command, samples().dtypeArgs());
       int extra = Collections.indexOfSubList(command, sampleExtraArgs());
-      assertThat(command.subList(0, engine().baseArgv(sampleModel()).size()))
-          .isEqualTo(engine().baseArgv(sampleModel()));
-      assertThat(pair).isGreaterThanOrEqualTo(engine().baseArgv(sampleModel()).size());
-      assertThat(extra).isGreaterThan(pair);
+      assertThat(command.subList(0, Math.min(base.size(), command.size())))
+          .as("commandFor(role, attachment) %s starts with baseArgv(model)", command)
+          .isEqualTo(base);
+      assertThat(pair)
+          .as(
+              "commandFor(role, attachment) %s holds dtypeArgs(dtype) %s after baseArgv(model)",
+              command, samples().dtypeArgs())
+          .isGreaterThanOrEqualTo(base.size());
+      assertThat(extra)
+          .as(
+              "commandFor(role, attachment) %s holds the role's extraArgs %s after"
+                  + " dtypeArgs(dtype), so the role's own flags win",
+              command, sampleExtraArgs())
+          .isGreaterThan(pair);
     }
 
     @Test
     void a_stored_roles_own_flag_comes_later_and_wins() {
-      for (String flag : engine().dtypeFlags()) {
+      for (String flag : subject().dtypeFlags()) {
         List<String> own = List.of(flag, "own");
         List<String> command = samples().commandWithAttachment(own, true);
         assertThat(samples().newestReader().lastValue(command, flag))
-            .as("%s", command)
+            .as(
+                "commandFor(role, attachment) with extraArgs %s must end with the role's own"
+                    + " value for %s: %s",
+                own, flag, command)
             .contains("own");
-        assertThat(samples().newestReader().find(command, flag)).as("%s", command).hasSize(2);
+        assertThat(samples().newestReader().find(command, flag))
+            .as(
+                "commandFor(role, attachment) with extraArgs %s passes %s twice, the Binding's"
+                    + " then the role's: %s",
+                own, flag, command)
+            .hasSize(2);
       }
     }
 
@@ -252,13 +401,15 @@ public abstract class EngineContractTest {
       samples()
           .assertEachDtypeFlagFound(
               command, 0, "commandFor(role, attachment) without an attachment");
-      assertThat(command).containsSequence(sampleExtraArgs());
+      assertThat(command)
+          .as("commandFor(role, no attachment) keeps the role's extraArgs %s", sampleExtraArgs())
+          .containsSequence(sampleExtraArgs());
     }
 
     @Test
     void the_listen_address_is_filled_once() {
       List<String> command = samples().commandWithAttachment(sampleExtraArgs(), true);
-      for (String flag : engine().listenFlags()) {
+      for (String flag : subject().listenFlags()) {
         assertThat(samples().newestReader().find(command, flag))
             .as("commandFor(role, attachment) passes listen flag %s once: %s", flag, command)
             .hasSize(1);
@@ -274,11 +425,11 @@ public abstract class EngineContractTest {
       List<String> args = List.of("--served-model-name", "m");
       AttachmentRequest request = samples().attachment(true);
       List<String> out =
-          engine().appendedArgs(List.of("launcher"), args, request, engine().attachment(request));
+          subject().appendedArgs(List.of("launcher"), args, request, subject().attachment(request));
       assertThat(Collections.indexOfSubList(out, args))
           .as("appendedArgs(...) returns only what it adds: %s", out)
           .isNegative();
-      assertThat(out.subList(out.size() - samples().dtypeArgs().size(), out.size()))
+      assertThat(out.subList(Math.max(0, out.size() - samples().dtypeArgs().size()), out.size()))
           .as("appendedArgs(...) ends with dtypeArgs(dtype): %s", out)
           .isEqualTo(samples().dtypeArgs());
       samples().assertEachDtypeFlagFound(out, 1, "appendedArgs(...)");
@@ -288,8 +439,8 @@ public abstract class EngineContractTest {
     void nothing_about_the_dtype_is_appended_while_it_is_not_owned() {
       AttachmentRequest request = samples().attachment(false);
       List<String> out =
-          engine()
-              .appendedArgs(List.of("launcher"), List.of(), request, engine().attachment(request));
+          subject()
+              .appendedArgs(List.of("launcher"), List.of(), request, subject().attachment(request));
       samples().assertEachDtypeFlagFound(out, 0, "appendedArgs(...) with the dtype not owned");
     }
   }
@@ -300,52 +451,64 @@ public abstract class EngineContractTest {
   class FlagSpellings {
     @Test
     void every_inventory_knows_the_dtype_flags_and_every_owned_and_listen_flag() {
-      assertThat(KitChecks.declaredFlagsMissingFromInventories(engine())).isEmpty();
+      assertThat(KitChecks.declaredFlagsMissingFromInventories(subject())).isEmpty();
     }
 
     @Test
     void every_flag_the_attachment_renders_exists_in_the_inventory_of_every_version() {
-      assertThat(KitChecks.renderedFlagsMissingFromInventories(engine(), samples().dtype().value()))
+      assertThat(
+              KitChecks.renderedFlagsMissingFromInventories(subject(), samples().dtype().value()))
           .isEmpty();
     }
 
     @Test
     void no_flag_drops_out_of_one_range_and_comes_back() {
-      assertThat(KitChecks.flagsMissingBetweenRanges(engine())).isEmpty();
+      assertThat(KitChecks.flagsMissingBetweenRanges(subject())).isEmpty();
     }
 
     @Test
     void inventory_names_are_spelled_the_way_the_dialect_reads_them() {
-      assertThat(KitChecks.namesTheDialectCannotRead(engine())).isEmpty();
+      assertThat(KitChecks.namesTheDialectCannotRead(subject())).isEmpty();
     }
 
     @Test
-    void the_exact_and_inline_spellings_read_as_the_flag() {
-      for (FlagInventory inventory : engine().flagInventories()) {
+    void the_keys_and_values_twin_of_a_dtype_flag_is_a_dtype_flag_too() {
+      assertThat(KitChecks.unownedTwinsOfDtypeFlags(subject())).isEmpty();
+    }
+
+    @Test
+    void
+        every_name_and_inline_or_attached_spelling_reads_as_the_flag_exactly_where_the_dialect_says() {
+      for (FlagInventory inventory : subject().flagInventories()) {
         FlagReader reader = samples().readerFor(inventory);
         for (String flag : samples().readFlags(inventory)) {
-          assertThat(reader.read(flag).orElseThrow().readsAs(flag)).as(flag).isTrue();
-          ReadToken inline = reader.read(flag + "=x").orElseThrow();
-          assertThat(inline.readsAs(flag)).as(flag + "=x").isTrue();
-          assertThat(inline.inlineValue()).contains("x");
+          for (String name : inventory.flag(flag).map(FlagSpec::names).orElse(List.of(flag))) {
+            ContractSamples.assertSpellingsReadAsTheDialectSays(reader, inventory, flag, name);
+          }
         }
       }
     }
 
     @Test
     void the_underscore_and_dotted_spellings_read_as_the_flag_exactly_where_the_dialect_says() {
-      for (FlagInventory inventory : engine().flagInventories()) {
+      for (FlagInventory inventory : subject().flagInventories()) {
         FlagReader reader = samples().readerFor(inventory);
         ArgvDialect dialect = reader.dialect();
         for (String flag : samples().readFlags(inventory)) {
           String underscored = "--" + flag.substring(2).replace('-', '_');
           if (!underscored.equals(flag)) {
             assertThat(reader.read(underscored).orElseThrow().readsAs(flag))
-                .as("%s %s", inventory.versions(), underscored)
+                .as(
+                    "%s: %s reads as %s exactly where the dialect's underscoresAsDashes() (%s)"
+                        + " says; FlagReader follows dialect(), so declare the parser's",
+                    inventory.versions(), underscored, flag, dialect.underscoresAsDashes())
                 .isEqualTo(dialect.underscoresAsDashes());
           }
           assertThat(reader.read(flag + ".member").orElseThrow().readsAs(flag))
-              .as("%s %s.member", inventory.versions(), flag)
+              .as(
+                  "%s: %s.member reads as %s exactly where the dialect's dottedMembers() (%s)"
+                      + " says",
+                  inventory.versions(), flag, flag, dialect.dottedMembers())
               .isEqualTo(dialect.dottedMembers());
         }
       }
@@ -353,7 +516,7 @@ public abstract class EngineContractTest {
 
     @Test
     void every_prefix_reads_as_the_parser_resolves_it() {
-      for (FlagInventory inventory : engine().flagInventories()) {
+      for (FlagInventory inventory : subject().flagInventories()) {
         FlagReader reader = samples().readerFor(inventory);
         for (String flag : samples().readFlags(inventory)) {
           ContractSamples.assertPrefixesReadAsTheParserResolves(reader, inventory, flag);
@@ -363,13 +526,16 @@ public abstract class EngineContractTest {
 
     @Test
     void a_longer_flag_sharing_the_stem_is_not_the_flag() {
-      for (FlagInventory inventory : engine().flagInventories()) {
+      for (FlagInventory inventory : subject().flagInventories()) {
         FlagReader reader = samples().readerFor(inventory);
         for (String flag : samples().readFlags(inventory)) {
           for (FlagSpec sibling : inventory.flags()) {
             if (sibling.name().startsWith(flag) && !sibling.name().equals(flag)) {
               assertThat(reader.find(List.of(sibling.name(), "0"), flag))
-                  .as(sibling.name())
+                  .as(
+                      "%s: %s is its own flag, not %s; list it in flagInventories() so the"
+                          + " reader tells them apart",
+                      inventory.versions(), sibling.name(), flag)
                   .isEmpty();
             }
           }
@@ -380,7 +546,7 @@ public abstract class EngineContractTest {
     @Test
     void the_flag_after_a_bare_double_dash_is_positional() {
       FlagReader reader = samples().newestReader();
-      for (String flag : engine().dtypeFlags()) {
+      for (String flag : subject().dtypeFlags()) {
         assertThat(reader.find(List.of("--", flag, "x"), flag))
             .as("%s after a bare --, with doubleDashEndsOptions() in dialect()", flag)
             .hasSize(reader.dialect().doubleDashEndsOptions() ? 0 : 1);
@@ -389,12 +555,20 @@ public abstract class EngineContractTest {
 
     @Test
     void every_flag_that_changes_the_kv_format_says_what_it_changes() {
-      for (FlagInventory inventory : engine().flagInventories()) {
+      for (FlagInventory inventory : subject().flagInventories()) {
         for (FlagSpec flag : inventory.kvFormatFlags()) {
           assertThat(flag.kvEffect().orElseThrow())
-              .as("%s %s", inventory.versions(), flag.name())
+              .as(
+                  "flagInventories() for %s marks %s withKvEffect but says nothing of what it"
+                      + " changes",
+                  inventory.versions(), flag.name())
               .isNotBlank();
-          assertThat(engine().dtypeFlags()).doesNotContain(flag.name());
+          assertThat(subject().dtypeFlags())
+              .as(
+                  "flagInventories() for %s marks %s withKvEffect, but dtypeFlags() renders and"
+                      + " owns it: a dtype flag is no side effect, drop withKvEffect",
+                  inventory.versions(), flag.name())
+              .doesNotContain(flag.name());
         }
       }
     }
@@ -405,9 +579,11 @@ public abstract class EngineContractTest {
   class Determinism {
     @Test
     void equal_inputs_render_equal_argv_env_and_config() {
-      assertThat(engine().attachment(samples().attachment(true)))
-          .isEqualTo(engine().attachment(samples().attachment(true)));
+      assertThat(subject().attachment(samples().attachment(true)))
+          .as("attachment(request) twice for one request must be equal")
+          .isEqualTo(subject().attachment(samples().attachment(true)));
       assertThat(samples().commandWithAttachment(sampleExtraArgs(), true))
+          .as("commandFor(role, attachment) twice for equal roles must be equal")
           .isEqualTo(samples().commandWithAttachment(new ArrayList<>(sampleExtraArgs()), true));
     }
   }
@@ -417,43 +593,50 @@ public abstract class EngineContractTest {
   class Reports {
     @Test
     void every_report_names_its_path_and_source_and_the_ranges_ascend() {
-      List<DtypeReport> reports = engine().dtypeReports();
+      List<DtypeReport> reports = subject().dtypeReports();
       if (!reports.isEmpty()) {
-        Versioned.checkOrdered("dtype reports", reports);
+        Versioned.checkOrdered("dtypeReports()", reports);
       }
       for (DtypeReport report : reports) {
-        assertThat(report.path()).as("path of %s", report.versions()).startsWith("/");
-        assertThat(report.source()).as("source of %s", report.versions()).isNotBlank();
+        assertThat(report.path())
+            .as("path() of dtypeReports() for %s is a path on the serving port", report.versions())
+            .startsWith("/");
+        assertThat(report.source())
+            .as("source() of dtypeReports() for %s must name where it was read", report.versions())
+            .isNotBlank();
       }
     }
 
     @Test
-    void every_shipped_fixture_reads_as_it_says() throws Exception {
-      for (DtypeReport report : engine().dtypeReports()) {
-        for (DtypeReport.ReportFixture fixture : report.fixtures()) {
-          assertThat(fixture.source()).as(fixture.resource()).isNotBlank();
-          String body = samples().fixtureBody(fixture);
-          assertThat(report.read(body))
-              .as("%s %s", report.versions(), fixture.resource())
-              .isEqualTo(fixture.reports());
-        }
-      }
+    void every_report_ships_a_fixture_captured_from_the_engine() {
+      assertThat(KitChecks.reportsWithoutFixtures(subject())).isEmpty();
     }
 
     @Test
-    void a_sample_of_every_accepted_spelling_reads_back_as_it() {
-      for (DtypeReport report : engine().dtypeReports()) {
+    void every_shipped_fixture_reads_as_it_says() {
+      assertThat(KitChecks.fixturesThatDoNotReadAsTheySay(subject())).isEmpty();
+    }
+
+    @Test
+    void a_sample_of_every_accepted_spelling_reads_back_as_its_engine_value() {
+      for (DtypeReport report : subject().dtypeReports()) {
         Optional<String> version = report.versions().from().map(Object::toString);
-        engine()
+        subject()
             .dtypeSpellings()
             .forVersion(version)
             .entry()
             .ifPresent(
                 spellings -> {
                   for (String spelling : spellings.spellings()) {
-                    assertThat(report.read(report.sample(spelling)))
-                        .as("%s %s", report.versions(), spelling)
-                        .contains(spelling);
+                    String value = spellings.engineValue(spelling);
+                    assertThat(report.read(report.sample(value)))
+                        .as(
+                            "dtypeReports() for %s: read(sample(%s)) must give %s, the engine"
+                                + " value dtypeSpellings() declares for %s: make sample(value)"
+                                + " answer as the engine does running it, and read(body) read"
+                                + " that",
+                            report.versions(), value, value, spelling)
+                        .contains(value);
                   }
                 });
       }
@@ -462,7 +645,7 @@ public abstract class EngineContractTest {
     @Test
     void garbage_empty_and_huge_answers_read_as_not_reported() {
       String huge = "x".repeat(4 << 20);
-      for (DtypeReport report : engine().dtypeReports()) {
+      for (DtypeReport report : subject().dtypeReports()) {
         for (String body :
             List.of(
                 "",
@@ -471,7 +654,12 @@ public abstract class EngineContractTest {
                 "{}",
                 "[1,2",
                 huge)) {
-          assertThat(report.read(body)).as("%s %.40s", report.versions(), body).isEmpty();
+          assertThat(report.read(body))
+              .as(
+                  "dtypeReports() for %s: read(%.40s) must read as not reported, never as a"
+                      + " dtype",
+                  report.versions(), body)
+              .isEmpty();
         }
       }
     }
@@ -483,16 +671,23 @@ public abstract class EngineContractTest {
     @Test
     void the_service_loader_finds_this_engine_class() {
       List<String> found =
-          ServiceLoader.load(Engine.class, engine().getClass().getClassLoader()).stream()
+          ServiceLoader.load(Engine.class, subject().getClass().getClassLoader()).stream()
               .map(p -> p.type().getName())
               .collect(Collectors.toList());
-      assertThat(found).contains(engine().getClass().getName());
+      assertThat(found)
+          .as(
+              "META-INF/services/ai.gpustack.kvcache.spi.Engine lists %s: annotate it"
+                  + " @AutoService(Engine.class)",
+              subject().getClass().getName())
+          .contains(subject().getClass().getName());
     }
 
     @Test
     void the_loaded_registry_resolves_its_id_to_this_class() {
-      EngineRegistry registry = EngineRegistry.load(engine().getClass().getClassLoader());
-      assertThat(registry.resolve(engine().id())).isInstanceOf(engine().getClass());
+      EngineRegistry registry = EngineRegistry.load(subject().getClass().getClassLoader());
+      assertThat(registry.resolve(subject().id()))
+          .as("the loaded registry resolves id() %s to %s", subject().id(), subject().getClass())
+          .isInstanceOf(subject().getClass());
     }
   }
 }

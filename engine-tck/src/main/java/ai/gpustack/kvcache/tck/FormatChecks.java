@@ -125,7 +125,7 @@ final class FormatChecks {
     while (m.find()) {
       Optional<KvFormat> a = row.format(m.group(1));
       Optional<KvFormat> b = row.format(m.group(2));
-      if (a.isPresent() && b.isPresent() && a.get() != b.get()) {
+      if (a.isPresent() && b.isPresent() && !a.get().equals(b.get())) {
         out.add(
             where
                 + ": the help of "

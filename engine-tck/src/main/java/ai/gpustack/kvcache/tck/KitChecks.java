@@ -6,16 +6,28 @@ import ai.gpustack.kvcache.spi.ArgGroup;
 import ai.gpustack.kvcache.spi.ArgvDialect;
 import ai.gpustack.kvcache.spi.AttachmentRequest;
 import ai.gpustack.kvcache.spi.CacheAttachment;
+import ai.gpustack.kvcache.spi.DtypeReport;
+import ai.gpustack.kvcache.spi.DtypeSpellings;
 import ai.gpustack.kvcache.spi.Engine;
+import ai.gpustack.kvcache.spi.EngineVersion;
 import ai.gpustack.kvcache.spi.FlagInventory;
 import ai.gpustack.kvcache.spi.FlagSpec;
 import ai.gpustack.kvcache.spi.Launch;
+import ai.gpustack.kvcache.spi.VersionScheme;
+import ai.gpustack.kvcache.spi.Versioned;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Checks of a module's declarations against each other. Each returns one line per problem, saying
@@ -26,29 +38,249 @@ final class KitChecks {
   private KitChecks() {}
 
   /**
-   * Every flag an attachment renders for a version (connector args, defaulted args) that the
-   * inventory of that version's range lacks: the engine exits on an unknown flag there.
+   * Every flag an attachment renders (connector args, defaulted args) at a boundary version of a
+   * range ({@link Boundaries}) that the inventory holding that version lacks, or spells with an
+   * inline value its dialect refuses: the engine exits on an unknown flag there. Checking only a
+   * range's first version misses a flag rendered one release before the release that adds it.
    */
   static List<String> renderedFlagsMissingFromInventories(Engine engine, String dtype) {
     Set<String> missing = new LinkedHashSet<>();
     for (FlagInventory inventory : engine.flagInventories()) {
-      String version = representative(inventory);
-      for (RoleKind kind : RoleKind.values()) {
-        CacheAttachment attachment = engine.attachment(request(kind, version, dtype));
-        for (String token : attachment.connectorArgs()) {
-          String flag = token.contains("=") ? token.substring(0, token.indexOf('=')) : token;
-          if (flag.startsWith("--") && inventory.flag(flag).isEmpty()) {
-            missing.add(rendered(flag, "connectorArgs()", kind, version, inventory));
+      boolean inline = inventory.dialect().orElse(engine.dialect()).inlineValues();
+      for (String version : Boundaries.within(engine, inventory.versions())) {
+        for (RoleKind kind : RoleKind.values()) {
+          CacheAttachment attachment = engine.attachment(request(kind, version, dtype));
+          for (String token : attachment.connectorArgs()) {
+            int eq = token.indexOf('=');
+            String flag = eq > 0 ? token.substring(0, eq) : token;
+            if (!flag.startsWith("-") || (!flag.startsWith("--") && !knows(inventory, flag))) {
+              continue;
+            }
+            if (!knows(inventory, flag)) {
+              missing.add(rendered(flag, "connectorArgs()", kind, version, inventory));
+            } else if (eq > 0 && !inline) {
+              missing.add(inlineRefused(token, kind, version, inventory));
+            }
           }
-        }
-        for (ArgGroup group : attachment.defaultedArgs()) {
-          if (inventory.flag(group.flag()).isEmpty()) {
-            missing.add(rendered(group.flag(), "defaultedArgs()", kind, version, inventory));
+          for (ArgGroup group : attachment.defaultedArgs()) {
+            if (!knows(inventory, group.flag())) {
+              missing.add(rendered(group.flag(), "defaultedArgs()", kind, version, inventory));
+            }
           }
         }
       }
     }
     return List.copyOf(missing);
+  }
+
+  /**
+   * Boundary versions a spelling-table row covers that no inventory holds: there the engine may not
+   * have the dtype flags at all (a table that starts before the flag exists), and the reader falls
+   * back to another range's flags.
+   */
+  static List<String> spellingRangesBeyondInventories(Engine engine) {
+    List<String> out = new ArrayList<>();
+    for (DtypeSpellings row : engine.dtypeSpellings().entries()) {
+      for (String version : Boundaries.within(engine, row.versions())) {
+        EngineVersion v = EngineVersion.parse(version);
+        if (engine.flagInventories().stream().noneMatch(i -> i.versions().contains(v))) {
+          out.add(
+              "dtypeSpellings() for "
+                  + row.versions()
+                  + " covers engine version "
+                  + version
+                  + ", but no range of flagInventories() holds it (they cover "
+                  + engine.flagInventories().stream()
+                      .map(i -> i.versions().toString())
+                      .collect(Collectors.joining(", "))
+                  + "), so nothing says the engine there has "
+                  + String.join(" and ", engine.dtypeFlags())
+                  + ": start the spelling row at the first release whose inventory lists every"
+                  + " flag of dtypeFlags(), or add an inventory for that release if it has them");
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The K or V twin of a dtype flag ({@code --cache-type-v} beside {@code --cache-type-k}, {@code
+   * -ctv} beside {@code -ctk}) listed in an inventory but not in {@code dtypeFlags()}: it types the
+   * other half of the same cache, so a workload passing it would run another type beside the
+   * Binding's, unrefused and unrendered.
+   */
+  static List<String> unownedTwinsOfDtypeFlags(Engine engine) {
+    Set<String> out = new LinkedHashSet<>();
+    for (FlagInventory inventory : engine.flagInventories()) {
+      for (String dtypeFlag : engine.dtypeFlags()) {
+        Set<String> twins = new TreeSet<>();
+        for (String name : inventory.flag(dtypeFlag).map(FlagSpec::names).orElse(List.of())) {
+          twin(name).flatMap(t -> canonical(inventory, t)).ifPresent(twins::add);
+        }
+        twins.removeAll(engine.dtypeFlags());
+        twins.forEach(
+            t ->
+                out.add(
+                    "flagInventories() for "
+                        + inventory.versions()
+                        + " lists "
+                        + t
+                        + " ("
+                        + String.join(", ", inventory.flag(t).orElseThrow().names())
+                        + "), the twin of dtype flag "
+                        + dtypeFlag
+                        + ", but dtypeFlags() is "
+                        + engine.dtypeFlags()
+                        + ": the two type the keys and values of one cache, so a workload"
+                        + " passing "
+                        + t
+                        + " runs another type beside the Binding's; list both in"
+                        + " dtypeFlags() (dtypeArgs(dtype) then renders both and both are"
+                        + " owned)"));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Range ends of every table (spellings, inventories, reports) that the engine's {@code
+   * versionScheme()} does not read: a user's version in that scheme is compared with a bound
+   * written in another, and orders wrongly.
+   */
+  static List<String> rangesOutsideTheScheme(Engine engine) {
+    VersionScheme scheme = engine.versionScheme();
+    List<String> out = new ArrayList<>();
+    Map<String, List<? extends Versioned>> tables = new LinkedHashMap<>();
+    tables.put("dtypeSpellings()", engine.dtypeSpellings().entries());
+    tables.put("flagInventories()", engine.flagInventories());
+    tables.put("dtypeReports()", engine.dtypeReports());
+    tables.forEach(
+        (method, rows) -> {
+          for (Versioned row : rows) {
+            List<EngineVersion> ends = new ArrayList<>();
+            row.versions().from().ifPresent(ends::add);
+            row.versions().until().ifPresent(ends::add);
+            for (EngineVersion end : ends) {
+              if (!scheme.reads(end.raw())) {
+                out.add(
+                    method
+                        + " for "
+                        + row.versions()
+                        + " is bounded by "
+                        + end.raw()
+                        + ", which is not "
+                        + scheme.description()
+                        + ", the scheme versionScheme() declares ("
+                        + scheme
+                        + "): write the range in that scheme, or return the scheme the engine"
+                        + " numbers its releases in from versionScheme()");
+              }
+            }
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Reports that declare no fixture reporting a dtype: without an answer captured from the real
+   * engine, {@code read(body)} is only ever checked against the module's own {@code
+   * sample(spelling)}, which it agrees with by construction.
+   */
+  static List<String> reportsWithoutFixtures(Engine engine) {
+    List<String> out = new ArrayList<>();
+    for (DtypeReport report : engine.dtypeReports()) {
+      if (report.fixtures().stream().noneMatch(f -> f.reports().isPresent())) {
+        out.add(
+            "dtypeReports() for "
+                + report.versions()
+                + " reads "
+                + report.path()
+                + ", but its fixtures() hold "
+                + (report.fixtures().isEmpty() ? "none" : "only answers that report no dtype")
+                + ": add a ReportFixture with an answer captured from the real engine (curl of "
+                + report.path()
+                + " at a release of the range, shipped as a resource in package "
+                + report.getClass().getPackageName()
+                + ") and the spelling it reports, so read(body) is checked against the engine's"
+                + " answer and not only against sample(spelling)");
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Fixtures that name no source, are not on the classpath, or do not read as they say: {@code
+   * read(body)} must read each captured answer as its {@code reports} value.
+   */
+  static List<String> fixturesThatDoNotReadAsTheySay(Engine engine) {
+    List<String> out = new ArrayList<>();
+    for (DtypeReport report : engine.dtypeReports()) {
+      for (DtypeReport.ReportFixture fixture : report.fixtures()) {
+        String where =
+            "fixtures() of dtypeReports() for " + report.versions() + " name " + fixture.resource();
+        if (fixture.source().isBlank()) {
+          out.add(where + " without a source: say which release, command and capture it is");
+        }
+        Optional<String> body = fixtureBody(engine, report, fixture);
+        if (body.isEmpty()) {
+          out.add(
+              where
+                  + ", which is not on the classpath next to "
+                  + report.getClass().getName()
+                  + " or "
+                  + engine.getClass().getName()
+                  + ": ship it in src/main/resources under that package, or fix the resource"
+                  + " name");
+        } else if (!report.read(body.get()).equals(fixture.reports())) {
+          out.add(
+              where
+                  + ", which says it reports "
+                  + fixture.reports().orElse("nothing")
+                  + ", but read(body) gives "
+                  + report.read(body.get()).orElse("nothing")
+                  + ": make read(body) read the engine's own answer, or correct the fixture's"
+                  + " reports value if the capture says otherwise");
+        }
+      }
+    }
+    return out;
+  }
+
+  /** A fixture's text: next to the report's class, as its Javadoc says, else the engine's. */
+  static Optional<String> fixtureBody(
+      Engine engine, DtypeReport report, DtypeReport.ReportFixture fixture) {
+    for (Class<?> next : List.of(report.getClass(), engine.getClass())) {
+      try (InputStream in = next.getResourceAsStream(fixture.resource())) {
+        if (in != null) {
+          return Optional.of(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading fixture " + fixture.resource(), e);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean knows(FlagInventory inventory, String name) {
+    return canonical(inventory, name).isPresent();
+  }
+
+  /** The canonical flag {@code name} is in {@code inventory}, by its own name or an alias. */
+  private static Optional<String> canonical(FlagInventory inventory, String name) {
+    return inventory
+        .flag(name)
+        .map(FlagSpec::name)
+        .or(() -> Optional.ofNullable(inventory.aliases().get(name)));
+  }
+
+  /** {@code --cache-type-v} for {@code --cache-type-k}, {@code -ctk} for {@code -ctv}. */
+  private static Optional<String> twin(String name) {
+    String stem = name.substring(0, name.length() - 1);
+    return switch (name.charAt(name.length() - 1)) {
+      case 'k' -> Optional.of(stem + "v");
+      case 'v' -> Optional.of(stem + "k");
+      default -> Optional.empty();
+    };
   }
 
   /**
@@ -237,6 +469,20 @@ final class KitChecks {
         + inventory.versions()
         + ": the engine exits on an unknown flag; render it only when request.engineVersion() is"
         + " a release that has it, or add it to that range's inventory if the release does";
+  }
+
+  private static String inlineRefused(
+      String token, RoleKind kind, String version, FlagInventory inventory) {
+    return "attachment(request).connectorArgs() renders "
+        + token
+        + " for a "
+        + kind
+        + " role at engine version "
+        + version
+        + ", but the dialect for "
+        + inventory.versions()
+        + " reads no inline values (inlineValues() is false), so the engine refuses the whole"
+        + " token: render the flag and its value as two entries";
   }
 
   private static String declared(String flag, String method, FlagInventory inventory) {

@@ -136,7 +136,7 @@ class KitChecksTest {
           }
         };
     assertThat(KitChecks.renderedFlagsMissingFromInventories(fake, "bfloat16"))
-        .hasSize(3)
+        .hasSize(6)
         .first()
         .isEqualTo(
             "attachment(request).defaultedArgs() renders --enable-cache for a Server role at"

@@ -369,7 +369,7 @@ public final class SglangEngine implements Engine {
               true,
               "sglang 0.4.6.post4 sdist: sglang/srt/entrypoints/http_server.py:220 (GET"
                   + " /get_server_info with an internal_states list, one per data-parallel rank)",
-              List.of()),
+              List.of(fixture("get-server-info-v0.5.0.json", "fp8_e4m3", "v0.5.0, " + SHAPE))),
           new ServerInfoReport(
               VersionRange.of("0.5.6", null),
               "/server_info",
