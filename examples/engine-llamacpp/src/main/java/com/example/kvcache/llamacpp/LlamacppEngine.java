@@ -312,12 +312,19 @@ public final class LlamacppEngine implements Engine {
     return Set.of();
   }
 
-  /**
-   * The dtype's environment spellings, read from b3824 (common/arg.cpp:1216,1224): the command line
-   * wins over them (b4500 common/arg.cpp:255-257), but a Pod setting one asks for another type.
-   */
+  /** No cache client, so no variable is always the operator's. */
   @Override
   public Set<String> ownedEnv() {
+    return Set.of();
+  }
+
+  /**
+   * The dtype's environment spellings, read from b3824 (common/arg.cpp:1216,1224): the command line
+   * wins over them (b4500 common/arg.cpp:255-257), but a Pod setting one asks for another type, so
+   * they are owned while the dtype is.
+   */
+  @Override
+  public Set<String> dtypeEnv() {
     return Set.of("LLAMA_ARG_CACHE_TYPE_K", "LLAMA_ARG_CACHE_TYPE_V");
   }
 

@@ -37,7 +37,7 @@ final class Engines {
     try {
       return EngineRegistry.load(loader(System.getenv(), besideJar()));
     } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(command, e.getMessage(), e, null, null);
+      throw new CommandLine.ParameterException(command, e.getMessage(), e);
     }
   }
 
