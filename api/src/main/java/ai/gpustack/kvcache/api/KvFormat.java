@@ -196,6 +196,39 @@ public final class KvFormat {
     return List.copyOf(LIBRARY.values());
   }
 
+  /**
+   * The formats this library knows, as the enum this class was.
+   *
+   * @deprecated use {@link #known()}; kept so modules written against the enum still compile
+   */
+  @Deprecated
+  public static KvFormat[] values() {
+    return known().toArray(KvFormat[]::new);
+  }
+
+  /**
+   * The known format whose constant is {@code name} ({@code FLOAT8_E4M3FN}), as the enum's was.
+   *
+   * @deprecated compare ids instead; kept so modules written against the enum still compile
+   */
+  @Deprecated
+  public static KvFormat valueOf(String name) {
+    return known().stream()
+        .filter(f -> f.name().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no KV format constant " + name));
+  }
+
+  /**
+   * The constant's name ({@code FLOAT8_E4M3FN}), as the enum's was.
+   *
+   * @deprecated use {@link #id()}; kept so modules written against the enum still compile
+   */
+  @Deprecated
+  public String name() {
+    return id.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+  }
+
   /** The engine whose own format this is; empty for a format this library knows. */
   public Optional<String> engine() {
     return engine;
