@@ -26,8 +26,9 @@ import java.util.Set;
  *
  * <p>The KV cache is typed twice, keys and values, each with a GGML type name ({@code bf16}, {@code
  * q8_0}), so the Binding's dtype is rendered on both flags and translated where the Binding's
- * spelling is vLLM's ({@code bfloat16} → {@code bf16}). The GGML block types are formats only
- * llama.cpp stores, so they are engine-defined.
+ * spelling is vLLM's ({@code bfloat16} → {@code bf16}); GGML's own names ({@code bf16}, SGLang's
+ * spelling too) are accepted as written, so a domain shared with either reads alike. The GGML block
+ * types are formats only llama.cpp stores, so they are engine-defined.
  *
  * <p>llama.cpp has no KV-cache connector (no store, nothing like LMCache or Mooncake up to b6754;
  * slot save/restore writes one file per slot on the server's disk): this module hands the dtype
@@ -102,8 +103,11 @@ public final class LlamacppEngine implements Engine {
                           + " q5_0 and q5_1 parse here, but CUDA copies K into them only from"
                           + " b2481 (76aa30a26, #6183, ggml-cuda.cu), so they are listed from there")
                   .addSpellings("float32", "float16", "q8_0", "q4_0", "q4_1")
+                  .addSpellings("f32", "f16")
                   .putFormats("float32", FLOAT32)
                   .putFormats("float16", KvFormat.FLOAT16)
+                  .putFormats("f32", FLOAT32)
+                  .putFormats("f16", KvFormat.FLOAT16)
                   .putFormats("q8_0", Q8_0)
                   .putFormats("q4_0", Q4_0)
                   .putFormats("q4_1", Q4_1)
@@ -116,9 +120,12 @@ public final class LlamacppEngine implements Engine {
                       "llama.cpp b2481 common/common.cpp:1577-1603 (kv_cache_type_from_str: f32"
                           + " f16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1, exact and case-sensitive)")
                   .addSpellings("float32", "float16", "q8_0", "q4_0", "q4_1")
+                  .addSpellings("f32", "f16")
                   .addSpellings("iq4_nl", "q5_0", "q5_1")
                   .putFormats("float32", FLOAT32)
                   .putFormats("float16", KvFormat.FLOAT16)
+                  .putFormats("f32", FLOAT32)
+                  .putFormats("f16", KvFormat.FLOAT16)
                   .putFormats("q8_0", Q8_0)
                   .putFormats("q4_0", Q4_0)
                   .putFormats("q4_1", Q4_1)
@@ -137,10 +144,14 @@ public final class LlamacppEngine implements Engine {
                           + " ggml/src/ggml.c:596,602,787); unchanged at b6754"
                           + " common/arg.cpp:1267-1277")
                   .addSpellings("float32", "float16", "bfloat16", "q8_0", "q4_0", "q4_1")
+                  .addSpellings("f32", "f16", "bf16")
                   .addSpellings("iq4_nl", "q5_0", "q5_1")
                   .putFormats("float32", FLOAT32)
                   .putFormats("float16", KvFormat.FLOAT16)
+                  .putFormats("f32", FLOAT32)
+                  .putFormats("f16", KvFormat.FLOAT16)
                   .putFormats("bfloat16", KvFormat.BFLOAT16)
+                  .putFormats("bf16", KvFormat.BFLOAT16)
                   .putFormats("q8_0", Q8_0)
                   .putFormats("q4_0", Q4_0)
                   .putFormats("q4_1", Q4_1)

@@ -114,6 +114,17 @@ class LlamacppEngineTest {
     }
 
     @Test
+    void ggmls_own_names_are_accepted_as_written_and_store_what_vllms_do() {
+      assertThat(engine.acceptsDtype("bf16", Optional.of("b4500"))).isTrue();
+      assertThat(engine.acceptsDtype("bf16", Optional.of("b4039"))).isFalse();
+      assertThat(engine.engineValue("bf16", Optional.of("b4500"))).isEqualTo("bf16");
+      assertThat(engine.kvFormat("bf16", Optional.of("b4500")))
+          .isEqualTo(engine.kvFormat("bfloat16", Optional.of("b4500")));
+      assertThat(engine.kvFormat("f16", Optional.of("b2300")))
+          .isEqualTo(engine.kvFormat("float16", Optional.of("b2300")));
+    }
+
+    @Test
     void a_value_read_off_a_replica_stands_for_the_bindings_spelling() {
       assertThat(engine.engineValue("bfloat16", Optional.of("b4500"))).isEqualTo("bf16");
       assertThat(engine.bindingSpelling("bf16", Optional.of("b4500"))).isEqualTo("bfloat16");
