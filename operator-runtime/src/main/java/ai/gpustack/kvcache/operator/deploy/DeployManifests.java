@@ -29,14 +29,19 @@ public final class DeployManifests {
 
   private DeployManifests() {}
 
-  /** Every file, by its path under {@code deploy/}, in a stable order. */
-  public static Map<String, String> files(List<String> crdFiles) {
+  /**
+   * Every file, by its path under {@code deploy/}, in a stable order: the kustomize tree, and the
+   * Helm chart with {@code crds} (the CRD files by name) in its {@code crds/}.
+   */
+  public static Map<String, String> files(Map<String, String> crds) {
     Map<String, String> files = new LinkedHashMap<>();
-    files.put("crds/kustomization.yaml", kustomization(null, crdFiles, List.of()));
+    files.put(
+        "crds/kustomization.yaml", kustomization(null, List.copyOf(crds.keySet()), List.of()));
     base(files);
     selfSigned(files);
     namespaced(files);
     certManager(files);
+    files.putAll(HelmChart.files(crds));
     return files;
   }
 

@@ -32,6 +32,22 @@ final class ManifestText {
     return out.toString();
   }
 
+  /** The documents of a multi-document YAML text, each without its separator. */
+  static List<String> split(String text) {
+    List<String> docs = new ArrayList<>();
+    StringBuilder doc = new StringBuilder();
+    for (String line : text.split("\n", -1)) {
+      if (line.equals("---")) {
+        docs.add(doc.toString());
+        doc.setLength(0);
+      } else if (!line.startsWith("#")) {
+        doc.append(line).append('\n');
+      }
+    }
+    docs.add(doc.toString());
+    return docs.stream().map(String::strip).filter(d -> !d.isEmpty()).map(d -> d + "\n").toList();
+  }
+
   /** The objects, each an object or a list of them, as one multi-document YAML file. */
   static String yaml(Object... objects) {
     List<HasMetadata> all = new ArrayList<>();
