@@ -118,7 +118,6 @@ final class HelmChart {
         "version: " + Release.VERSION,
         "appVersion: \"" + Release.VERSION + "\"",
         "kubeVersion: \">=1.30.0-0\"",
-        "home: https://github.com/gpustack/gpustack-kvcache",
         "keywords: [kv-cache, llm, inference, vllm, sglang, operator]",
         "");
   }
