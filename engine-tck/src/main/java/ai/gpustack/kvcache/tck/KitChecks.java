@@ -115,7 +115,7 @@ final class KitChecks {
       for (String dtypeFlag : engine.dtypeFlags()) {
         Set<String> twins = new TreeSet<>();
         for (String name : inventory.flag(dtypeFlag).map(FlagSpec::names).orElse(List.of())) {
-          twin(name).flatMap(t -> canonical(inventory, t)).ifPresent(twins::add);
+          twin(name).flatMap(inventory::canonical).ifPresent(twins::add);
         }
         twins.removeAll(engine.dtypeFlags());
         twins.forEach(
@@ -262,15 +262,7 @@ final class KitChecks {
   }
 
   private static boolean knows(FlagInventory inventory, String name) {
-    return canonical(inventory, name).isPresent();
-  }
-
-  /** The canonical flag {@code name} is in {@code inventory}, by its own name or an alias. */
-  private static Optional<String> canonical(FlagInventory inventory, String name) {
-    return inventory
-        .flag(name)
-        .map(FlagSpec::name)
-        .or(() -> Optional.ofNullable(inventory.aliases().get(name)));
+    return inventory.canonical(name).isPresent();
   }
 
   /** {@code --cache-type-v} for {@code --cache-type-k}, {@code -ctk} for {@code -ctv}. */

@@ -61,6 +61,13 @@ abstract class FlagInventoryDef implements Versioned {
     return Collections.unmodifiableMap(map);
   }
 
+  /** The canonical flag {@code name} is here, by its own name or as an alias of it. */
+  public Optional<String> canonical(String name) {
+    return byName().containsKey(name)
+        ? Optional.of(name)
+        : Optional.ofNullable(aliases().get(name));
+  }
+
   @Value.Check
   void check() {
     List<String> names =

@@ -19,8 +19,7 @@ public final class FlagReader {
   private static final Pattern NEGATIVE_NUMBER = Pattern.compile("^-\\d+$|^-\\d*\\.\\d+$");
 
   private final ArgvDialect dialect;
-  private final Map<String, FlagSpec> flags;
-  private final Map<String, String> aliases;
+  private final FlagInventory inventory;
 
   public FlagReader(ArgvDialect dialect, List<FlagSpec> inventory) {
     this(
@@ -35,8 +34,7 @@ public final class FlagReader {
   /** A reader over {@code inventory}'s flags, sharing its index instead of copying it. */
   public FlagReader(ArgvDialect dialect, FlagInventory inventory) {
     this.dialect = dialect;
-    this.flags = inventory.byName();
-    this.aliases = inventory.aliases();
+    this.inventory = inventory;
   }
 
   public ArgvDialect dialect() {
@@ -45,7 +43,7 @@ public final class FlagReader {
 
   /** Whether the inventory knows {@code flag} by its canonical name. */
   public boolean knows(String flag) {
-    return flags.containsKey(flag);
+    return inventory.byName().containsKey(flag);
   }
 
   /**
@@ -78,18 +76,18 @@ public final class FlagReader {
     }
     ReadToken.Builder read =
         ReadToken.builder().written(token).spelling(spelling).inlineValue(inline);
-    Optional<String> exact = canonical(name);
+    Optional<String> exact = inventory.canonical(name);
     if (exact.isPresent()) {
       return Optional.of(read.reading(FlagReading.EXACT).flag(exact.get()).build());
     }
     if (dialect.abbreviations()) {
       Set<String> candidates = new LinkedHashSet<>();
-      for (String flag : flags.keySet()) {
+      for (String flag : inventory.byName().keySet()) {
         if (flag.startsWith(name)) {
           candidates.add(flag);
         }
       }
-      for (Map.Entry<String, String> alias : aliases.entrySet()) {
+      for (Map.Entry<String, String> alias : inventory.aliases().entrySet()) {
         if (alias.getKey().startsWith("--") && alias.getKey().startsWith(name)) {
           candidates.add(alias.getValue());
         }
@@ -106,19 +104,12 @@ public final class FlagReader {
     return Optional.of(read.reading(FlagReading.UNKNOWN).build());
   }
 
-  /** The canonical flag {@code name} is, by its own name or a long alias. */
-  private Optional<String> canonical(String name) {
-    if (flags.containsKey(name)) {
-      return Optional.of(name);
-    }
-    return Optional.ofNullable(aliases.get(name));
-  }
-
   /**
    * A single-dash token: a short alias as written, with an inline value after {@code =} or an
    * attached one where the dialect reads them; the longest alias wins, as getopt's would.
    */
   private Optional<ReadToken> readShort(String token) {
+    Map<String, String> aliases = inventory.aliases();
     ReadToken.Builder read = ReadToken.builder().written(token).reading(FlagReading.EXACT);
     String flag = aliases.get(token);
     if (flag != null) {
@@ -241,7 +232,7 @@ public final class FlagReader {
   }
 
   private FlagArity arity(String flag) {
-    FlagSpec spec = flags.get(flag);
+    FlagSpec spec = inventory.byName().get(flag);
     return spec == null ? FlagArity.ONE : spec.arity();
   }
 
