@@ -185,32 +185,23 @@ public final class OwnedFlags {
     }
     for (int k = 0; k < subject.env().size(); k++) {
       String name = subject.env().get(k);
+      String field = subject.envPath() + "[" + k + "].name";
       if (dtypeOwned && engine.dtypeEnv().contains(name)) {
         refusals.add(
-            Problem.builder()
-                .field(subject.envPath() + "[" + k + "].name")
-                .type(ProblemType.FORBIDDEN)
-                .value(name)
-                .detail(
-                    Message.ENV_DTYPE_OWNED.detail(
-                        subject.display(),
-                        name,
-                        quote(engine.id()),
-                        dtypeSource,
-                        subject.takeOver()))
-                .reason(DTYPE_ENV_OWNED)
-                .build());
+            envRefusal(
+                field,
+                name,
+                Message.ENV_DTYPE_OWNED.detail(
+                    subject.display(), name, quote(engine.id()), dtypeSource, subject.takeOver()),
+                DTYPE_ENV_OWNED));
       } else if (engine.ownedEnv().contains(name)) {
         refusals.add(
-            Problem.builder()
-                .field(subject.envPath() + "[" + k + "].name")
-                .type(ProblemType.FORBIDDEN)
-                .value(name)
-                .detail(
-                    Message.ENV_OWNED.detail(
-                        subject.display(), name, quote(engine.id()), subject.takeOver()))
-                .reason(ENV_OWNED)
-                .build());
+            envRefusal(
+                field,
+                name,
+                Message.ENV_OWNED.detail(
+                    subject.display(), name, quote(engine.id()), subject.takeOver()),
+                ENV_OWNED));
       }
     }
     List<String> warnings = new ArrayList<>();
@@ -222,6 +213,16 @@ public final class OwnedFlags {
               hit.effect()));
     }
     return new Verdict(refusals, warnings, hits, kvFormat);
+  }
+
+  private static Problem envRefusal(String field, String name, String detail, String reason) {
+    return Problem.builder()
+        .field(field)
+        .type(ProblemType.FORBIDDEN)
+        .value(name)
+        .detail(detail)
+        .reason(reason)
+        .build();
   }
 
   private static Hit hit(Subject subject, FlagOccurrence o, boolean dtype) {

@@ -17,7 +17,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -214,10 +216,10 @@ public final class DtypeObserver {
    * spellings ({@code bf16} read back as {@code bfloat16}); flags the argv does not pass are left
    * out.
    */
-  private record Handed(java.util.Map<String, String> byFlag) {
+  private record Handed(Map<String, String> byFlag) {
     static Handed read(
         Engine engine, FlagReader reader, List<String> argv, Optional<String> version) {
-      java.util.Map<String, String> byFlag = new java.util.LinkedHashMap<>();
+      Map<String, String> byFlag = new LinkedHashMap<>();
       for (String flag : engine.dtypeFlags()) {
         reader
             .lastValue(argv, flag)
