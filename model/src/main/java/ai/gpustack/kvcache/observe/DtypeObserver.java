@@ -40,6 +40,9 @@ public final class DtypeObserver {
    */
   private static final Pattern SPELLING = Pattern.compile("[a-z0-9_]{1," + Dtype.MAX_LENGTH + "}");
 
+  /** How much of a value from a Pod's argv is kept: a dtype spelling fits whole. */
+  private static final int SHOWN_VALUE = 64;
+
   private final EngineRegistry engines;
   private final ReportFetcher fetcher;
 
@@ -213,8 +216,8 @@ public final class DtypeObserver {
 
   /**
    * What each of the engine's dtype flags hands it, as the parser reads the argv, in Binding
-   * spellings ({@code bf16} read back as {@code bfloat16}); flags the argv does not pass are left
-   * out.
+   * spellings ({@code bf16} read back as {@code bfloat16}), escaped and cut short; flags the argv
+   * does not pass are left out.
    */
   private record Handed(Map<String, String> byFlag) {
     static Handed read(
@@ -223,7 +226,9 @@ public final class DtypeObserver {
       for (String flag : engine.dtypeFlags()) {
         reader
             .lastValue(argv, flag)
-            .ifPresent(v -> byFlag.put(flag, engine.bindingSpelling(v, version)));
+            .map(v -> engine.bindingSpelling(v, version))
+            // A tenant's argv: shown in verify's table, the source and the condition message.
+            .ifPresent(v -> byFlag.put(flag, Quoting.printable(v, SHOWN_VALUE)));
       }
       return new Handed(byFlag);
     }

@@ -229,6 +229,21 @@ class KeyValueReadBackTest {
   }
 
   @Test
+  void a_hostile_value_in_the_argv_is_escaped_and_cut_short_wherever_it_is_shown()
+      throws Exception {
+    String hostile = "q4_0\u001b[31m" + "x".repeat(500);
+    Observation o = read("bf16", "-ctk", "bf16", "-ctv", hostile);
+    assertThat(o.verdict()).isEqualTo(Verdict.DIFFERS);
+    assertThat(o.observedDtype().orElseThrow())
+        .startsWith("q4_0\\x1b[31m")
+        .endsWith("…")
+        .as("64 characters kept, the escape character written as four, then the ellipsis")
+        .hasSize(68)
+        .doesNotContain("\u001b");
+    assertThat(o.source()).doesNotContain("\u001b").hasSizeLessThan(160);
+  }
+
+  @Test
   void a_reported_value_the_table_does_not_translate_is_shown_as_reported_and_differs()
       throws Exception {
     Observation o = read("q4_0");
