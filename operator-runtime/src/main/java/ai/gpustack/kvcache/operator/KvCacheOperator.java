@@ -18,6 +18,7 @@ import ai.gpustack.kvcache.spi.EngineRegistry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -58,6 +59,8 @@ public final class KvCacheOperator implements AutoCloseable {
   private final Optional<PodProxyFetcher> proxy;
   private final ScheduledExecutorService background;
   private final AtomicBoolean closing;
+  private final KubernetesClient client;
+  private final Optional<String> leaseIdentity;
 
   /**
    * How one operator process runs. {@code namespaces} scopes the deployments, Bindings and Pods it
@@ -132,12 +135,16 @@ public final class KvCacheOperator implements AutoCloseable {
       Optional<HealthServer> health,
       Optional<PodProxyFetcher> proxy,
       ScheduledExecutorService background,
-      AtomicBoolean closing) {
+      AtomicBoolean closing,
+      KubernetesClient client,
+      Optional<String> leaseIdentity) {
     this.operator = operator;
     this.health = health;
     this.proxy = proxy;
     this.background = background;
     this.closing = closing;
+    this.client = client;
+    this.leaseIdentity = leaseIdentity;
   }
 
   /** Starts reconciling; returns once the operator runs (or waits for its lease). */
@@ -162,7 +169,8 @@ public final class KvCacheOperator implements AutoCloseable {
     registerReconcilers(operator, engines, events, observations, notObserving, options);
     operator.start();
     Optional<HealthServer> health = startHealth(operator, registry, options);
-    return new KvCacheOperator(operator, health, proxy, background, closing);
+    return new KvCacheOperator(
+        operator, health, proxy, background, closing, client, options.leaseIdentity());
   }
 
   /** Creates the Settings now, or keeps trying on a daemon thread that {@link #close} stops. */
@@ -403,6 +411,31 @@ public final class KvCacheOperator implements AutoCloseable {
     background.shutdownNow();
     health.ifPresent(HealthServer::close);
     operator.stop();
+    leaseIdentity.ifPresent(this::releaseLease);
     proxy.ifPresent(PodProxyFetcher::close);
+  }
+
+  /**
+   * Hands the Lease on at a clean stop, once the controllers have stopped and only if this process
+   * still holds it: with no holder a standby takes it at its next try, every seventh of the lease,
+   * instead of once the lease runs out. The SDK's elector never releases it (client-go's
+   * ReleaseOnCancel does the same as this).
+   */
+  private void releaseLease(String identity) {
+    try {
+      Lease lease =
+          client.resources(Lease.class).inNamespace(Settings.NAMESPACE).withName(LEASE).get();
+      if (lease == null || !identity.equals(lease.getSpec().getHolderIdentity())) {
+        return;
+      }
+      lease.getSpec().setHolderIdentity("");
+      lease.getSpec().setLeaseDurationSeconds(1);
+      // The read's resourceVersion: a Lease taken meanwhile is not overwritten.
+      client.resource(lease).update();
+      LOG.info("released the lease held as {}", identity);
+    } catch (KubernetesClientException e) {
+      LOG.warn(
+          "the lease was not released ({}): a standby takes it once it runs out", e.getMessage());
+    }
   }
 }

@@ -607,6 +607,7 @@ class OperatorIT {
     await("op-2 leads", () -> holder().equals(Optional.of("op-2")));
     the_standby_takes_over_a_scale_to_2(second);
     second.close();
+    assertThat(holder()).as("a clean stop leaves the lease to whoever asks next").contains("");
   }
 
   private void the_standby_takes_over_a_scale_to_2(KvCacheOperator standby) {

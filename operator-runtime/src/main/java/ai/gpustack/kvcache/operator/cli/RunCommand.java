@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -108,8 +109,19 @@ final class RunCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** Counted down once everything is closed: the shutdown hook waits for it. */
+  private final CountDownLatch closed = new CountDownLatch(1);
+
   @Override
   public Integer call() throws Exception {
+    try {
+      return run();
+    } finally {
+      closed.countDown();
+    }
+  }
+
+  private Integer run() throws Exception {
     requireOneCertificateSource();
     ReloadingKeyManager fileKeys = null;
     if (!noWebhook && (cert != null || key != null)) {
@@ -233,7 +245,20 @@ final class RunCommand implements Callable<Integer> {
                 KvCacheOperator.LeaseLost.EXIT,
                 webhookReady,
                 namespaces))) {
-      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+      // The JVM exits once its hooks return: this one holds it until the operator has stopped its
+      // controllers and handed the lease on, and the webhook has closed (a SIGTERM's grace period
+      // is 30 s).
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    stop.countDown();
+                    try {
+                      closed.await(25, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }));
       spec.commandLine()
           .getErr()
           .println(

@@ -7,6 +7,8 @@ import java.util.List;
 
 /** How the process tests run {@code target/kvcache.jar}: the shipped jar, on this test's JVM. */
 public final class ShippedJar {
+  public static final Path JAR = Path.of("target", "kvcache.jar");
+
   private ShippedJar() {}
 
   /** {@code java -jar target/kvcache.jar args...}. */
@@ -16,18 +18,27 @@ public final class ShippedJar {
 
   /** {@code java jvmOptions... -jar target/kvcache.jar args...}. */
   public static List<String> command(List<String> jvmOptions, String... args) {
+    return command(JAR, jvmOptions, args);
+  }
+
+  private static List<String> command(Path jar, List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(jvmOptions);
     command.add("-jar");
-    command.add(Path.of("target", "kvcache.jar").toString());
+    command.add(jar.toString());
     command.addAll(List.of(args));
     return command;
   }
 
   /** Starts {@link #command}, its stdout and stderr together in {@code log}. */
   public static Process start(Path log, String... args) throws IOException {
-    return new ProcessBuilder(command(args))
+    return start(JAR, log, args);
+  }
+
+  /** Starts {@code java -jar <jar> args...} (another release's jar), output in {@code log}. */
+  public static Process start(Path jar, Path log, String... args) throws IOException {
+    return new ProcessBuilder(command(jar, List.of(), args))
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();

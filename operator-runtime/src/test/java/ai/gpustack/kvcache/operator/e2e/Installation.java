@@ -42,6 +42,14 @@ public final class Installation implements AutoCloseable {
     this.dir = ControlPlane.WORK.resolve("install");
     this.admin = cluster.shell(dir);
     crds = admin.kubectl("apply -k " + REPO.resolve("deploy/crds")).ok();
+    crdsEstablished(admin);
+    install = apply("deploy/kustomize/self-signed");
+    operatorKubeconfig = serviceAccountKubeconfig(admin, dir.resolve("operator.kubeconfig"));
+    operator = startOperator();
+  }
+
+  /** Waits until the API server serves the five CRDs. */
+  static void crdsEstablished(Shell admin) {
     admin
         .kubectl(
             "wait --for=condition=Established --timeout=60s"
@@ -49,9 +57,6 @@ public final class Installation implements AutoCloseable {
                 + " crd/kvcachepools.worker.gpustack.ai crd/kvcachebackends.worker.gpustack.ai"
                 + " crd/settings.gpustack.ai")
         .ok();
-    install = apply("deploy/kustomize/self-signed");
-    operatorKubeconfig = serviceAccountKubeconfig();
-    operator = startOperator();
   }
 
   /** The run's installation, made on first use. */
@@ -95,12 +100,22 @@ public final class Installation implements AutoCloseable {
    * what applying the overlay does on a cluster whose API server reaches the webhook's Service.
    */
   public Shell.Run apply(String overlay) {
-    String name = overlay.replace('/', '-') + ".yaml";
-    write(
-        name,
-        rewriteWebhooks(
-            admin.kubectl("kustomize " + REPO.resolve(overlay)).ok().out(), webhookPort));
-    return admin.kubectl("apply -f " + name).ok();
+    return apply(admin, REPO.resolve(overlay), webhookPort, overlay.replace('/', '-') + ".yaml");
+  }
+
+  /**
+   * {@link #apply(String)} for any overlay (another release's), with {@code admin}'s kubectl, the
+   * rewritten manifests kept in {@code name} in its home.
+   */
+  static Shell.Run apply(Shell admin, Path overlay, int webhookPort, String name) {
+    String manifests = admin.kubectl("kustomize " + overlay).ok().out();
+    Path file = admin.home().resolve(name);
+    try {
+      Files.writeString(file, rewriteWebhooks(manifests, webhookPort));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return admin.kubectl("apply -f " + file).ok();
   }
 
   /** The kubeconfig the operator runs with: the server, its CA and a ServiceAccount token. */
@@ -155,8 +170,11 @@ public final class Installation implements AutoCloseable {
     }
   }
 
-  /** A token of the shipped ServiceAccount, as {@code kubectl create token} makes one. */
-  private Path serviceAccountKubeconfig() {
+  /**
+   * A kubeconfig holding a token of the shipped ServiceAccount, as {@code kubectl create token}
+   * makes one, written to {@code file}.
+   */
+  static Path serviceAccountKubeconfig(Shell admin, Path file) {
     String token =
         admin.kubectl("create token kvcache-operator -n " + SYSTEM + " --duration=24h").ok().out();
     String server =
@@ -172,23 +190,19 @@ public final class Installation implements AutoCloseable {
             .ok()
             .out();
     assertThat(token).isNotBlank();
-    return write(
-        "operator.kubeconfig",
-        """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: e2e, cluster: {server: "%s", certificate-authority: "%s"}}]
-        users: [{name: kvcache-operator, user: {token: "%s"}}]
-        contexts: [{name: e2e, context: {cluster: e2e, user: kvcache-operator, namespace: %s}}]
-        current-context: e2e
-        """
-            .formatted(server, ca, token.strip(), SYSTEM));
-  }
-
-  private Path write(String name, String text) {
     try {
-      Files.createDirectories(dir);
-      return Files.writeString(dir.resolve(name), text);
+      Files.createDirectories(file.getParent());
+      return Files.writeString(
+          file,
+          """
+          apiVersion: v1
+          kind: Config
+          clusters: [{name: e2e, cluster: {server: "%s", certificate-authority: "%s"}}]
+          users: [{name: kvcache-operator, user: {token: "%s"}}]
+          contexts: [{name: e2e, context: {cluster: e2e, user: kvcache-operator, namespace: %s}}]
+          current-context: e2e
+          """
+              .formatted(server, ca, token.strip(), SYSTEM));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

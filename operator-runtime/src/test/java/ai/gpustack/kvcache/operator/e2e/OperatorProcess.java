@@ -33,6 +33,12 @@ public final class OperatorProcess implements AutoCloseable {
   /** Starts {@code kvcache run} as {@code identity} and waits until it answers {@code /readyz}. */
   static OperatorProcess start(
       Path kubeconfig, int webhookPort, String identity, Path log, String... more) {
+    return start(ShippedJar.JAR, kubeconfig, webhookPort, identity, log, more);
+  }
+
+  /** The same, from {@code jar}: another release's. */
+  static OperatorProcess start(
+      Path jar, Path kubeconfig, int webhookPort, String identity, Path log, String... more) {
     int healthPort = freePort();
     List<String> args =
         new ArrayList<>(
@@ -49,7 +55,7 @@ public final class OperatorProcess implements AutoCloseable {
                 identity));
     args.addAll(List.of(more));
     try {
-      Process process = ShippedJar.start(log, args.toArray(String[]::new));
+      Process process = ShippedJar.start(jar, log, args.toArray(String[]::new));
       OperatorProcess operator = new OperatorProcess(process, log, healthPort);
       operator.awaitReady(Duration.ofSeconds(120));
       return operator;

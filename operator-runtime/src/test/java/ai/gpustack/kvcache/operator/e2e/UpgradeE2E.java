@@ -1,0 +1,404 @@
+package ai.gpustack.kvcache.operator.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.operator.Shell;
+import ai.gpustack.kvcache.operator.cli.ShippedJar;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The previous release upgraded to this build, as docs/operating.md's "Upgrading the operator"
+ * says, once with {@code kubectl apply -k} and once with {@code helm upgrade}, each on a control
+ * plane of its own. The previous release ({@code tools/release/previous.sh}: its jar, manifests,
+ * chart and examples, built from this repository's history) is installed and its examples stored
+ * through it; {@code kvcache preflight} of this build predicts the upgrade; then CRDs first, the
+ * operator's objects second, and the replicas handed over as a rolling update hands them: the new
+ * one Ready and in the webhook Service's endpoints before the old one leaves them and stops.
+ * Meanwhile valid Pods are created five a second. Shown: the stored objects read and reconcile
+ * under the new operator, the replicas it replaces are the ones preflight counted, injected Pods
+ * stay, and the webhook refuses no valid Pod.
+ */
+class UpgradeE2E {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String NS = "team-a";
+  private static final Duration PATIENCE = Duration.ofSeconds(120);
+
+  static Path previous;
+
+  @BeforeAll
+  static void build() {
+    previous = BuildScript.folder("release/previous.sh", "release: ");
+  }
+
+  @Test
+  void kubectl_apply_k_upgrades_with_no_unannounced_restart_and_no_refusal() throws Exception {
+    upgrade(
+        "kustomize",
+        new Installer() {
+          @Override
+          public void install(Shell admin, int webhookPort) {
+            crds(admin, "apply -k " + previous.resolve("deploy/crds"));
+            Installation.apply(
+                admin,
+                previous.resolve("deploy/kustomize/self-signed"),
+                webhookPort,
+                "previous.yaml");
+          }
+
+          @Override
+          public void upgrade(Shell admin, int webhookPort) {
+            crds(admin, "apply -k " + Installation.REPO.resolve("deploy/crds"));
+            Installation.apply(
+                admin,
+                Installation.REPO.resolve("deploy/kustomize/self-signed"),
+                webhookPort,
+                "current.yaml");
+          }
+
+          @Override
+          public void rollBack(Shell admin, int webhookPort) {
+            Installation.apply(
+                admin,
+                previous.resolve("deploy/kustomize/self-signed"),
+                webhookPort,
+                "rollback.yaml");
+            crds(admin, "apply -k " + Installation.REPO.resolve("deploy/crds"));
+          }
+        });
+  }
+
+  @Test
+  void helm_upgrade_with_no_unannounced_restart_and_no_refusal() throws Exception {
+    String helm = Helm.binary().toString();
+    upgrade(
+        "helm",
+        new Installer() {
+          @Override
+          public void install(Shell admin, int webhookPort) {
+            admin
+                .sh(
+                    withPostRenderer(helm, admin, webhookPort)
+                        + " install kvcache-operator "
+                        + previous.resolve("deploy/helm/kvcache-operator")
+                        + " -n "
+                        + Settings.NAMESPACE
+                        + " --create-namespace --wait --timeout 120s"
+                        + " --post-renderer loopback-webhooks")
+                .ok();
+          }
+
+          @Override
+          public void upgrade(Shell admin, int webhookPort) {
+            // helm upgrade never touches crds/: they go first, by hand, as operating.md says.
+            crds(admin, "apply --server-side --force-conflicts -f " + Helm.CHART.resolve("crds"));
+            admin
+                .sh(
+                    withPostRenderer(helm, admin, webhookPort)
+                        + " upgrade kvcache-operator "
+                        + Helm.CHART
+                        + " -n "
+                        + Settings.NAMESPACE
+                        + " --wait --timeout 120s --post-renderer loopback-webhooks")
+                .ok();
+          }
+
+          @Override
+          public void rollBack(Shell admin, int webhookPort) {
+            admin
+                .sh(
+                    helm
+                        + " rollback kvcache-operator -n "
+                        + Settings.NAMESPACE
+                        + " --wait --timeout 120s")
+                .ok();
+          }
+        });
+  }
+
+  /** How one tool installs the previous release and upgrades it. */
+  private interface Installer {
+    /** The previous release's CRDs and objects, its webhooks calling {@code webhookPort}. */
+    void install(Shell admin, int webhookPort);
+
+    /** This build's: CRDs first, then the operator's objects. */
+    void upgrade(Shell admin, int webhookPort);
+
+    /** The previous release's operator objects again, this build's CRDs kept. */
+    void rollBack(Shell admin, int webhookPort);
+  }
+
+  private static void upgrade(String tool, Installer installer) throws Exception {
+    try (ControlPlane cluster = ControlPlane.start("kvcache-upgrade-" + tool);
+        WebhookService service = WebhookService.start()) {
+      Shell admin = cluster.shell(ControlPlane.WORK.resolve("upgrade-" + tool));
+      KubernetesClient client = cluster.admin();
+      installer.install(admin, service.port());
+      Path kubeconfig =
+          Installation.serviceAccountKubeconfig(admin, admin.home().resolve("operator.kubeconfig"));
+      Replica old = Replica.start(previous.resolve("kvcache.jar"), kubeconfig, "previous", admin);
+      service.add(old.port);
+      Replica next = null;
+      try {
+        admin.kubectl("apply -k " + previous.resolve("examples/sandbox")).ok();
+        admin
+            .kubectl(
+                "wait --for=jsonpath={.status.phase}=Ready md --all -n " + NS + " --timeout=120s")
+            .ok();
+        admin.kubectl("rollout status deployment/injected-vllm -n " + NS + " --timeout=120s").ok();
+        String stored = storedObjects(admin);
+        Map<String, String> replicas = uids(client, "app.kubernetes.io/name=model-deployment");
+        Map<String, String> injected = uids(client, "app=injected-vllm");
+        Map<String, String> operators = operatorPods(client);
+        Shell.Run preflight =
+            admin.sh("java -jar " + ShippedJar.JAR.toAbsolutePath() + " preflight -o json");
+        int predictedRolls =
+            StreamSupport.stream(
+                    JSON.readTree(preflight.out()).path("rollouts").spliterator(), false)
+                .mapToInt(r -> r.path("rollOnUpgrade").asInt())
+                .sum();
+        PodTemplateSpec template =
+            client
+                .apps()
+                .deployments()
+                .inNamespace(NS)
+                .withName("injected-vllm")
+                .get()
+                .getSpec()
+                .getTemplate();
+
+        AdmissionProbe upgrade = AdmissionProbe.start(client, NS, template, "upgrade");
+        try (upgrade) {
+          installer.upgrade(admin, service.port());
+          next = Replica.start(ShippedJar.JAR, kubeconfig, "current", admin);
+          handOver(admin, service, old, next);
+          reconciledByTheNewLeader(admin);
+        }
+        assertThat(storedObjects(admin)).as("every stored object still reads").isEqualTo(stored);
+        int replaced = replaced(replicas, uids(client, "app.kubernetes.io/name=model-deployment"));
+        assertThat(replaced)
+            .as("replicas replaced, against preflight's count")
+            .isEqualTo(predictedRolls);
+        assertThat(uids(client, "app=injected-vllm"))
+            .as("an operator upgrade never replaces an injected Pod")
+            .isEqualTo(injected);
+        admittedAndInjected(client, upgrade);
+        System.out.printf(
+            "upgrade with %s: %d of %d replicas replaced (preflight predicted %d), %d of %d"
+                + " injected Pods, %d of %d operator Pods; %d Pods admitted, %d refused%n",
+            tool,
+            replaced,
+            replicas.size(),
+            predictedRolls,
+            replaced(injected, uids(client, "app=injected-vllm")),
+            injected.size(),
+            replaced(operators, operatorPods(client)),
+            operators.size(),
+            upgrade.admitted().size(),
+            upgrade.refused().size());
+
+        AdmissionProbe rollBack = AdmissionProbe.start(client, NS, template, "rollback");
+        try (rollBack) {
+          installer.rollBack(admin, service.port());
+          Replica back = Replica.start(previous.resolve("kvcache.jar"), kubeconfig, "back", admin);
+          handOver(admin, service, next, back);
+          next = back;
+          reconciledByTheNewLeader(admin);
+        }
+        assertThat(storedObjects(admin))
+            .as("every stored object reads after the rollback")
+            .isEqualTo(stored);
+        admittedAndInjected(client, rollBack);
+        System.out.printf(
+            "rollback with %s: %d Pods admitted, %d refused%n",
+            tool, rollBack.admitted().size(), rollBack.refused().size());
+      } finally {
+        old.process.close();
+        if (next != null) {
+          next.process.close();
+        }
+      }
+    }
+  }
+
+  /** One operator replica: its process and the port its webhook listens on. */
+  private record Replica(OperatorProcess process, int port, String identity) {
+    static Replica start(Path jar, Path kubeconfig, String identity, Shell admin) {
+      int port = OperatorProcess.freePort();
+      return new Replica(
+          OperatorProcess.start(
+              jar, kubeconfig, port, identity, admin.home().resolve(identity + ".log")),
+          port,
+          identity);
+    }
+  }
+
+  /**
+   * A rolling update's step: {@code to}, Ready, joins the Service's endpoints; {@code from} leaves
+   * them and is stopped; {@code to} holds the Lease.
+   */
+  private static void handOver(Shell admin, WebhookService service, Replica from, Replica to) {
+    service.add(to.port);
+    service.remove(from.port);
+    long stopped = System.nanoTime();
+    from.process.close();
+    admin
+        .until(
+            "kubectl get lease kvcache-operator -n "
+                + Settings.NAMESPACE
+                + " -o jsonpath={.spec.holderIdentity}",
+            r -> r.out().equals(to.identity),
+            PATIENCE)
+        .ok();
+    System.out.printf(
+        "lease from %s to %s in %d ms after the stop%n",
+        from.identity, to.identity, (System.nanoTime() - stopped) / 1_000_000);
+  }
+
+  /** No valid Pod was refused, and each one created went through the webhook. */
+  private static void admittedAndInjected(KubernetesClient client, AdmissionProbe probe) {
+    assertThat(probe.refused()).as("valid Pods refused during the hand-over").isEmpty();
+    assertThat(probe.admitted()).hasSizeGreaterThan(5);
+    for (String name : probe.admitted()) {
+      Pod pod = client.pods().inNamespace(NS).withName(name).get();
+      assertThat(pod.getSpec().getContainers().get(0).getArgs())
+          .as("%s went through the webhook", name)
+          .contains("--kv-cache-dtype");
+    }
+  }
+
+  /** Applies CRDs with {@code kubectl <apply>} and waits until the API server serves them. */
+  private static void crds(Shell admin, String apply) {
+    admin.kubectl(apply).ok();
+    Installation.crdsEstablished(admin);
+  }
+
+  /**
+   * Each stored deployment given one more replica: the new leader must read it, reconcile it and
+   * report it Ready at its generation.
+   */
+  private static void reconciledByTheNewLeader(Shell admin) {
+    String names = admin.kubectl("get md -n " + NS + " -o name").ok().out();
+    for (String md : names.lines().toList()) {
+      int replicas =
+          Integer.parseInt(
+              admin
+                  .kubectl("get " + md + " -n " + NS + " -o jsonpath={.spec.roles[0].replicas}")
+                  .ok()
+                  .out());
+      admin
+          .kubectl(
+              "patch "
+                  + md
+                  + " -n "
+                  + NS
+                  + " --type=json -p '[{\"op\": \"replace\", \"path\": \"/spec/roles/0/replicas\","
+                  + " \"value\": "
+                  + (replicas + 1)
+                  + "}]'")
+          .ok();
+    }
+    admin
+        .until(
+            "kubectl get md -n "
+                + NS
+                + " -o jsonpath='{range .items[*]}{.metadata.generation}/"
+                + "{.status.observedGeneration}/{.status.phase} {end}'",
+            r ->
+                r.out().strip().lines().count() == 1
+                    && java.util.Arrays.stream(r.out().strip().split(" "))
+                        .allMatch(s -> s.matches("(\\d+)/\\1/Ready")),
+            PATIENCE)
+        .ok();
+  }
+
+  private static String storedObjects(Shell admin) {
+    return admin
+        .kubectl("get kvcachebackends,kvcachepools,kvcachepoolbindings,modeldeployments -A -o name")
+        .ok()
+        .out();
+  }
+
+  /** Pods in team-a labelled {@code label=value}, name to UID. */
+  private static Map<String, String> uids(KubernetesClient client, String selector) {
+    String[] label = selector.split("=");
+    return uids(client, NS, label[0], label[1]);
+  }
+
+  /** The operator Deployment's Pods (KWOK's), name to UID. */
+  private static Map<String, String> operatorPods(KubernetesClient client) {
+    return uids(client, Settings.NAMESPACE, "app.kubernetes.io/name", "kvcache-operator");
+  }
+
+  private static Map<String, String> uids(
+      KubernetesClient client, String namespace, String label, String value) {
+    return client.pods().inNamespace(namespace).withLabel(label, value).list().getItems().stream()
+        .collect(
+            Collectors.toMap(
+                p -> p.getMetadata().getName(),
+                p -> p.getMetadata().getUid(),
+                (a, b) -> a,
+                TreeMap::new));
+  }
+
+  /** How many of {@code before}'s Pods are gone or were replaced under their name. */
+  private static int replaced(Map<String, String> before, Map<String, String> after) {
+    return (int)
+        before.entrySet().stream().filter(e -> !e.getValue().equals(after.get(e.getKey()))).count();
+  }
+
+  /**
+   * {@code helm} with a plugin home holding the post-renderer that points each webhook at {@code
+   * webhookPort} on loopback (no cluster network reaches a Service here).
+   */
+  private static String withPostRenderer(String helm, Shell admin, int webhookPort) {
+    Path plugin = admin.home().resolve("helm-plugins/loopback-webhooks");
+    try {
+      Files.createDirectories(plugin);
+      Files.writeString(
+          plugin.resolve("plugin.yaml"),
+          """
+          apiVersion: v1
+          type: postrenderer/v1
+          name: loopback-webhooks
+          version: 0.1.0
+          runtime: subprocess
+          runtimeConfig:
+            platformCommand:
+              - command: ${HELM_PLUGIN_DIR}/render.sh
+          """);
+      Path render = plugin.resolve("render.sh");
+      Files.writeString(
+          render,
+          "#!/bin/sh\nexec '%s' -cp '%s' %s\n"
+              .formatted(
+                  ProcessHandle.current().info().command().orElse("java"),
+                  System.getProperty(
+                      "surefire.test.class.path", System.getProperty("java.class.path")),
+                  LoopbackWebhooks.class.getName()));
+      Files.setPosixFilePermissions(render, PosixFilePermissions.fromString("rwxr-xr-x"));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return "HELM_PLUGINS="
+        + plugin.getParent()
+        + " KVCACHE_WEBHOOK_PORT="
+        + webhookPort
+        + " "
+        + helm;
+  }
+}
