@@ -30,7 +30,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 echo "building Kubernetes $KUBERNETES (kube-apiserver, kube-controller-manager, kube-scheduler)"
-(cd "$here/kubernetes" && go build -ldflags "-s -w$stamp" -o "$partial/" \
+(cd "$PIN" && go build -ldflags "-s -w$stamp" -o "$partial/" \
   k8s.io/kubernetes/cmd/kube-apiserver \
   k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler)

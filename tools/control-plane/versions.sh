@@ -1,8 +1,19 @@
 # Sourced by build.sh, up.sh and down.sh: the pinned releases and where their binaries are cached.
-# Kubernetes is pinned in kubernetes/go.mod (written by kubernetes/pin.sh), etcd in etcd/go.mod,
-# KWOK here. The cache is keyed by all three, outside the work tree.
+# Kubernetes is pinned in kubernetes/go.mod and kubernetes-oldest/go.mod (both written by
+# kubernetes/pin.sh), etcd in etcd/go.mod, KWOK here. The cache is keyed by all three, outside the
+# work tree.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-KUBERNETES=$(sed -n 's/^require k8s.io\/kubernetes \(v[0-9.]*\)$/\1/p' "$here/kubernetes/go.mod")
+# The newest Kubernetes minor we claim (kubernetes/), or with KVCACHE_KUBERNETES=oldest the oldest
+# (kubernetes-oldest/); docs/operating.md's support matrix names both.
+case ${KVCACHE_KUBERNETES:-newest} in
+  newest) PIN=$here/kubernetes ;;
+  oldest) PIN=$here/kubernetes-oldest ;;
+  *)
+    echo "KVCACHE_KUBERNETES=$KVCACHE_KUBERNETES: name newest (the default) or oldest" >&2
+    exit 2
+    ;;
+esac
+KUBERNETES=$(sed -n 's/^require k8s.io\/kubernetes \(v[0-9.]*\)$/\1/p' "$PIN/go.mod")
 ETCD=$(sed -n 's/^require go.etcd.io\/etcd\/server\/v3 \(v[0-9.]*\)$/\1/p' "$here/etcd/go.mod")
 KWOK=v0.8.0
 CACHE=${KVCACHE_CACHE:-$HOME/.cache/kvcache}
