@@ -4,6 +4,10 @@
 # pull of that artifact into an OCI image layout tarball. Writes, under operator-runtime/target,
 # kvcache-operator-<version>.tgz, kvcache-operator-chart.tar and kvcache-operator-chart.digest,
 # and prints `chart digest: sha256:…` last (the digest a registry would serve it under).
+# Reproducible: helm package stamps each file with its mtime and helm push stamps the artifact
+# with the .tgz's (Helm v4.3.2 pkg/chart/v2/loader/directory.go:115, pkg/pusher/ocipusher.go:93),
+# so both are set to the time of the last commit that changed the chart (or SOURCE_DATE_EPOCH):
+# the same chart gives the same digest on every clone.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$("$root/tools/helm/build.sh" | sed -n 's/^bin: //p')
@@ -17,8 +21,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin/helm" package "$root/deploy/helm/kvcache-operator" -d "$out" > "$work/package.log"
+epoch=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct -- deploy/helm/kvcache-operator)}
+if [[ -z $epoch ]]; then
+  echo "package.sh: no commit changed deploy/helm/kvcache-operator here; set SOURCE_DATE_EPOCH" >&2
+  exit 2
+fi
+cp -r "$root/deploy/helm/kvcache-operator" "$work/chart"
+find "$work/chart" -exec touch -h -d "@$epoch" {} +
+"$bin/helm" package "$work/chart" -d "$out" > "$work/package.log"
 tgz=$(sed -n 's/^Successfully packaged chart and saved it to: //p' "$work/package.log")
+touch -d "@$epoch" "$tgz"
 version=$(basename "$tgz" .tgz | sed 's/^kvcache-operator-//')
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
