@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * failurePolicy}, {@code matchPolicy}, selectors) through kubectl: every refusal word for word as
  * kubectl prints what the API server relays; an opted-in Deployment's Pods, made by the real
  * ReplicaSet controller, ending in the pair; a template passing the flag becoming that controller's
- * {@code FailedCreate}; and with the webhook stopped, what {@code failurePolicy} promises.
+ * {@code FailedCreate}; a version outside the engine's scheme; and with the webhook stopped, what
+ * {@code failurePolicy} promises.
  */
 @ExtendWith(RealCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -189,6 +190,41 @@ class WebhookE2E {
 
   @Test
   @Order(5)
+  void a_version_outside_the_engines_scheme_is_refused_naming_the_field_and_the_scheme()
+      throws Exception {
+    write("latest.yaml", md("latest", "{name: server}").replace("\"0.29.0\"", "latest"));
+    assertThat(refused("kubectl create -f latest.yaml"))
+        .contains(
+            "admission webhook \"modeldeployments.kvcache.gpustack.ai\" denied the request:"
+                + " ModelDeployment \"latest\" is invalid: spec.engine.version: Invalid value:"
+                + " \"latest\": engine \"vLLM\" numbers its versions as a release number such as"
+                + " 0.11.0 (PEP 440)");
+    assertThat(kubectl.kubectl("get md latest -n " + NS).exit()).isEqualTo(1);
+    write(
+        "build-numbered.yaml",
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: build-numbered
+          namespace: %s
+          labels: {kvcache.gpustack.ai/inject: "true"}
+          annotations:
+            kvcache.gpustack.ai/binding: chat
+            kvcache.gpustack.ai/engine: vLLM
+            kvcache.gpustack.ai/engine-version: b4500
+        spec:
+          containers: [{name: vllm, image: vllm/vllm-openai:v0.29.0, command: [vllm], args: [serve, m]}]
+        """
+            .formatted(NS));
+    assertThat(refused("kubectl create -f build-numbered.yaml"))
+        .contains("admission webhook \"pod-injection.kvcache.gpustack.ai\" denied the request")
+        .contains(
+            "metadata.annotations[kvcache.gpustack.ai/engine-version]: Invalid value: \"b4500\"");
+  }
+
+  @Test
+  @Order(6)
   void an_opted_in_deployments_pods_from_the_real_replica_set_end_in_the_pair() throws Exception {
     write(
         "injected-deployment.yaml",
@@ -236,7 +272,7 @@ class WebhookE2E {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void a_template_passing_the_flag_is_the_replica_set_controllers_failed_create() throws Exception {
     write(
         "own-flag-deployment.yaml",
@@ -278,7 +314,7 @@ class WebhookE2E {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void with_the_webhook_stopped_its_writes_are_refused_and_deletions_still_go_through()
       throws Exception {
     write("stopped.yaml", md("stopped", "{name: server}"));
