@@ -6,8 +6,10 @@
 # 100 s on 2 cores, beside a Maven build. Prints `release: <folder>` last.
 #
 # On a release, move PREVIOUS to the commit that was released, and the upgrade guide's notes with it.
+# With a commit as its argument it builds that one instead (UpgradeE2E's upgrade across the
+# restricted Pod Security change starts from the commit before it).
 set -euo pipefail
-PREVIOUS=4e9f701d8dea5e3b4817ddf45de9346f500363c1 # 2026-12-03, the first commit with the chart
+PREVIOUS=${1:-4e9f701d8dea5e3b4817ddf45de9346f500363c1} # 2026-12-03, the first commit with the chart
 CACHE=${KVCACHE_CACHE:-$HOME/.cache/kvcache}
 OUT=$CACHE/release/$PREVIOUS
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +19,7 @@ if [[ -s $OUT/kvcache.jar ]]; then
   exit 0
 fi
 if ! git -C "$repo" cat-file -e "$PREVIOUS^{commit}" 2> /dev/null; then
-  echo "commit $PREVIOUS, the previous release, is not in this clone: fetch the whole history (git fetch --unshallow)" >&2
+  echo "commit $PREVIOUS is not in this clone: fetch the whole history (git fetch --unshallow)" >&2
   exit 3
 fi
 start=$SECONDS

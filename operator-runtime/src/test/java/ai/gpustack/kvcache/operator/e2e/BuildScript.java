@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -16,15 +17,20 @@ final class BuildScript {
   private BuildScript() {}
 
   /**
-   * Runs {@code tools/<script>} and returns the folder its last line names after {@code prefix}.
+   * Runs {@code tools/<script> args...} and returns the folder its last line names after {@code
+   * prefix}.
    */
-  static Path folder(String script, String prefix) {
+  static Path folder(String script, String prefix, String... args) {
     Path path = Path.of("..", "tools").resolve(script).toAbsolutePath().normalize();
     try {
       Files.createDirectories(ControlPlane.WORK);
-      Path log = ControlPlane.WORK.resolve(script.replace('/', '-') + ".log");
+      Path log =
+          ControlPlane.WORK.resolve(
+              String.join("-", script.replace('/', '-'), String.join("-", args)) + ".log");
+      List<String> command = new ArrayList<>(List.of(path.toString()));
+      command.addAll(List.of(args));
       Process p =
-          new ProcessBuilder(path.toString())
+          new ProcessBuilder(command)
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();

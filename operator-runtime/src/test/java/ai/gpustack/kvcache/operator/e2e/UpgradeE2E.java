@@ -18,131 +18,148 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The previous release upgraded to this build, as docs/operating.md's "Upgrading the operator"
- * says, once with {@code kubectl apply -k} and once with {@code helm upgrade}, each on a control
- * plane of its own. The previous release ({@code tools/release/previous.sh}: its jar, manifests,
- * chart and examples, built from this repository's history) is installed and its examples stored
- * through it; {@code kvcache preflight} of this build predicts the upgrade; then CRDs first, the
- * operator's objects second, and the replicas handed over as a rolling update hands them: the new
- * one Ready and in the webhook Service's endpoints before the old one leaves them and stops.
- * Meanwhile valid Pods are created five a second. Shown: the stored objects read and reconcile
- * under the new operator, the replicas it replaces are the ones preflight counted, injected Pods
- * stay, and the webhook refuses no valid Pod.
+ * says, with {@code kubectl apply -k} and with {@code helm upgrade}; and, with kubectl, from the
+ * commit before a change that moved every replica's pod-spec hash (and its CRD, RBAC and admission
+ * policies), so that preflight's count is tested where it is not zero. Each on a control plane of
+ * its own. The release ({@code tools/release/previous.sh}: its jar, manifests, chart and examples,
+ * built from this repository's history) is installed and its examples stored through it; {@code
+ * kvcache preflight} of this build predicts the upgrade; then CRDs first, the operator's objects
+ * second, and the replicas handed over as a rolling update hands them: the new one Ready and in the
+ * webhook Service's endpoints before the old one leaves them and stops. Then it is rolled back the
+ * same way. Meanwhile valid Pods are created five a second. Shown: the stored objects read and
+ * reconcile under each new leader, the replicas replaced are the ones preflight counted, injected
+ * Pods stay, and the webhook refuses no valid Pod.
  */
 class UpgradeE2E {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String NS = "team-a";
   private static final Duration PATIENCE = Duration.ofSeconds(120);
 
-  static Path previous;
-
-  @BeforeAll
-  static void build() {
-    previous = BuildScript.folder("release/previous.sh", "release: ");
-  }
+  /**
+   * The commit before operator-built Pods met the restricted Pod Security Standard, which moved
+   * every replica's pod-spec hash (upgrading-to-an-enforced-binding-dtype.md announces the roll).
+   */
+  private static final String BEFORE_POD_SECURITY = "e0b1fcdad596ab58ada40d0b53a885ccc2107387";
 
   @Test
   void kubectl_apply_k_upgrades_with_no_unannounced_restart_and_no_refusal() throws Exception {
-    upgrade(
-        "kustomize",
-        new Installer() {
-          @Override
-          public void install(Shell admin, int webhookPort) {
-            crds(admin, "apply -k " + previous.resolve("deploy/crds"));
-            Installation.apply(
-                admin,
-                previous.resolve("deploy/kustomize/self-signed"),
-                webhookPort,
-                "previous.yaml");
-          }
-
-          @Override
-          public void upgrade(Shell admin, int webhookPort) {
-            crds(admin, "apply -k " + Installation.REPO.resolve("deploy/crds"));
-            Installation.apply(
-                admin,
-                Installation.REPO.resolve("deploy/kustomize/self-signed"),
-                webhookPort,
-                "current.yaml");
-          }
-
-          @Override
-          public void rollBack(Shell admin, int webhookPort) {
-            Installation.apply(
-                admin,
-                previous.resolve("deploy/kustomize/self-signed"),
-                webhookPort,
-                "rollback.yaml");
-            crds(admin, "apply -k " + Installation.REPO.resolve("deploy/crds"));
-          }
-        });
+    Path previous = BuildScript.folder("release/previous.sh", "release: ");
+    Outcome upgrade = upgrade("kustomize", previous, new Kustomize(previous));
+    assertThat(upgrade.replaced()).isEqualTo(upgrade.predicted());
   }
 
   @Test
   void helm_upgrade_with_no_unannounced_restart_and_no_refusal() throws Exception {
-    String helm = Helm.binary().toString();
-    upgrade(
-        "helm",
-        new Installer() {
-          @Override
-          public void install(Shell admin, int webhookPort) {
-            admin
-                .sh(
-                    withPostRenderer(helm, admin, webhookPort)
-                        + " install kvcache-operator "
-                        + previous.resolve("deploy/helm/kvcache-operator")
-                        + " -n "
-                        + Settings.NAMESPACE
-                        + " --create-namespace --wait --timeout 120s"
-                        + " --post-renderer loopback-webhooks")
-                .ok();
-          }
-
-          @Override
-          public void upgrade(Shell admin, int webhookPort) {
-            // helm upgrade never touches crds/: they go first, by hand, as operating.md says.
-            crds(admin, "apply --server-side --force-conflicts -f " + Helm.CHART.resolve("crds"));
-            admin
-                .sh(
-                    withPostRenderer(helm, admin, webhookPort)
-                        + " upgrade kvcache-operator "
-                        + Helm.CHART
-                        + " -n "
-                        + Settings.NAMESPACE
-                        + " --wait --timeout 120s --post-renderer loopback-webhooks")
-                .ok();
-          }
-
-          @Override
-          public void rollBack(Shell admin, int webhookPort) {
-            admin
-                .sh(
-                    helm
-                        + " rollback kvcache-operator -n "
-                        + Settings.NAMESPACE
-                        + " --wait --timeout 120s")
-                .ok();
-          }
-        });
+    Path previous = BuildScript.folder("release/previous.sh", "release: ");
+    Outcome upgrade = upgrade("helm", previous, new HelmRelease(previous, Helm.binary()));
+    assertThat(upgrade.replaced()).isEqualTo(upgrade.predicted());
   }
 
-  /** How one tool installs the previous release and upgrades it. */
+  @Test
+  void across_a_change_that_moves_every_hash_the_replicas_preflight_counted_roll()
+      throws Exception {
+    Path before = BuildScript.folder("release/previous.sh", "release: ", BEFORE_POD_SECURITY);
+    Outcome upgrade = upgrade("pod-security", before, new Kustomize(before));
+    assertThat(upgrade.predicted()).as("preflight's count").isEqualTo(upgrade.replicas());
+    assertThat(upgrade.replaced()).isEqualTo(upgrade.predicted());
+  }
+
+  /** How one tool installs a release and upgrades it to this build. */
   private interface Installer {
-    /** The previous release's CRDs and objects, its webhooks calling {@code webhookPort}. */
+    /** The release's CRDs and objects, its webhooks calling {@code webhookPort}. */
     void install(Shell admin, int webhookPort);
 
     /** This build's: CRDs first, then the operator's objects. */
     void upgrade(Shell admin, int webhookPort);
 
-    /** The previous release's operator objects again, this build's CRDs kept. */
+    /** The release's operator objects again, this build's CRDs kept. */
     void rollBack(Shell admin, int webhookPort);
   }
 
-  private static void upgrade(String tool, Installer installer) throws Exception {
+  /** {@code kubectl apply} of the self-signed overlay, as operating.md says. */
+  private record Kustomize(Path release) implements Installer {
+    @Override
+    public void install(Shell admin, int webhookPort) {
+      crds(admin, "apply -k " + release.resolve("deploy/crds"));
+      Installation.apply(
+          admin, release.resolve("deploy/kustomize/self-signed"), webhookPort, "previous.yaml");
+    }
+
+    @Override
+    public void upgrade(Shell admin, int webhookPort) {
+      crds(admin, "apply -k " + Installation.REPO.resolve("deploy/crds"));
+      Installation.apply(
+          admin,
+          Installation.REPO.resolve("deploy/kustomize/self-signed"),
+          webhookPort,
+          "current.yaml");
+    }
+
+    @Override
+    public void rollBack(Shell admin, int webhookPort) {
+      Installation.apply(
+          admin, release.resolve("deploy/kustomize/self-signed"), webhookPort, "rollback.yaml");
+      crds(admin, "apply -k " + Installation.REPO.resolve("deploy/crds"));
+    }
+  }
+
+  /** {@code helm install}, {@code helm upgrade} and {@code helm rollback}, as operating.md says. */
+  private record HelmRelease(Path release, Path helm) implements Installer {
+    @Override
+    public void install(Shell admin, int webhookPort) {
+      admin
+          .sh(
+              withPostRenderer(helm, admin, webhookPort)
+                  + " install kvcache-operator "
+                  + release.resolve("deploy/helm/kvcache-operator")
+                  + " -n "
+                  + Settings.NAMESPACE
+                  + " --create-namespace --wait --timeout 120s --post-renderer loopback-webhooks")
+          .ok();
+    }
+
+    @Override
+    public void upgrade(Shell admin, int webhookPort) {
+      // helm upgrade never touches crds/: they go first, by hand.
+      admin
+          .sh(
+              helm
+                  + " show crds "
+                  + Helm.CHART
+                  + " | kubectl apply --server-side --force-conflicts -f -")
+          .ok();
+      Installation.crdsEstablished(admin);
+      admin
+          .sh(
+              withPostRenderer(helm, admin, webhookPort)
+                  + " upgrade kvcache-operator "
+                  + Helm.CHART
+                  + " -n "
+                  + Settings.NAMESPACE
+                  + " --wait --timeout 120s --post-renderer loopback-webhooks")
+          .ok();
+    }
+
+    @Override
+    public void rollBack(Shell admin, int webhookPort) {
+      admin
+          .sh(
+              helm
+                  + " rollback kvcache-operator -n "
+                  + Settings.NAMESPACE
+                  + " --wait --timeout 120s")
+          .ok();
+    }
+  }
+
+  /** What an upgrade did: the replicas before it, those replaced, and preflight's count. */
+  private record Outcome(int replicas, int replaced, int predicted) {}
+
+  private static Outcome upgrade(String tool, Path previous, Installer installer) throws Exception {
     try (ControlPlane cluster = ControlPlane.start("kvcache-upgrade-" + tool);
         WebhookService service = WebhookService.start()) {
       Shell admin = cluster.shell(ControlPlane.WORK.resolve("upgrade-" + tool));
@@ -189,10 +206,7 @@ class UpgradeE2E {
           reconciledByTheNewLeader(admin);
         }
         assertThat(storedObjects(admin)).as("every stored object still reads").isEqualTo(stored);
-        int replaced = replaced(replicas, uids(client, "app.kubernetes.io/name=model-deployment"));
-        assertThat(replaced)
-            .as("replicas replaced, against preflight's count")
-            .isEqualTo(predictedRolls);
+        int replaced = replacedOnceSettled(client, replicas, predictedRolls);
         assertThat(uids(client, "app=injected-vllm"))
             .as("an operator upgrade never replaces an injected Pod")
             .isEqualTo(injected);
@@ -226,6 +240,7 @@ class UpgradeE2E {
         System.out.printf(
             "rollback with %s: %d Pods admitted, %d refused%n",
             tool, rollBack.admitted().size(), rollBack.refused().size());
+        return new Outcome(replicas.size(), replaced, predictedRolls);
       } finally {
         old.process.close();
         if (next != null) {
@@ -233,6 +248,23 @@ class UpgradeE2E {
         }
       }
     }
+  }
+
+  /**
+   * How many of {@code replicas} were replaced, once the roll has had the time to reach {@code
+   * expected} (a roll replaces one replica per role at a time) and then a few seconds more, so that
+   * one going further is counted too.
+   */
+  private static int replacedOnceSettled(
+      KubernetesClient client, Map<String, String> replicas, int expected)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (System.nanoTime() < deadline
+        && replaced(replicas, uids(client, "app.kubernetes.io/name=model-deployment")) < expected) {
+      Thread.sleep(500);
+    }
+    Thread.sleep(3_000);
+    return replaced(replicas, uids(client, "app.kubernetes.io/name=model-deployment"));
   }
 
   /** One operator replica: its process and the port its webhook listens on. */
@@ -365,7 +397,7 @@ class UpgradeE2E {
    * {@code helm} with a plugin home holding the post-renderer that points each webhook at {@code
    * webhookPort} on loopback (no cluster network reaches a Service here).
    */
-  private static String withPostRenderer(String helm, Shell admin, int webhookPort) {
+  private static String withPostRenderer(Path helm, Shell admin, int webhookPort) {
     Path plugin = admin.home().resolve("helm-plugins/loopback-webhooks");
     try {
       Files.createDirectories(plugin);
