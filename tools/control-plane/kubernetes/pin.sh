@@ -11,8 +11,9 @@ release=${1:?usage: pin.sh v1.X.Y [FOLDER]}
 [[ $release =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || { echo "pin.sh: $release is not a release tag like v1.36.3" >&2; exit 2; }
 staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
 tools=$(cd "$(dirname "$0")" && pwd)/tools.go
-mkdir -p "${2:-$(dirname "$0")}"
-cd "${2:-$(dirname "$0")}"
+folder=${2:-$(dirname "$0")}
+mkdir -p "$folder"
+cd "$folder"
 [[ -e tools.go ]] || cp "$tools" tools.go
 mod=$(go mod download -json "k8s.io/kubernetes@$release" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
 next=$(mktemp)

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A script under {@code tools/} that builds something once and caches it, run as a person runs it:
- * its output kept under target/e2e, the folder it prints last (after {@code prefix}) returned.
- * Where it cannot build, the suite fails with the script's last line; there is no other way in.
+ * The scripts under {@code tools/}, run as a person runs them, their output kept under target/e2e:
+ * those that build something once and cache it ({@link #folder}: the folder printed last), and the
+ * control plane's up and down. Where one cannot build, the suite fails with the script's last line;
+ * there is no other way in.
  */
 final class BuildScript {
   private BuildScript() {}
@@ -21,29 +22,36 @@ final class BuildScript {
    * prefix}.
    */
   static Path folder(String script, String prefix, String... args) {
+    List<String> lines =
+        run(script, script.replace('/', '-') + "-" + String.join("-", args) + ".log", args);
+    String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
+    if (!last.startsWith(prefix)) {
+      throw new IllegalStateException("tools/" + script + " did not build: " + last);
+    }
+    return Path.of(last.substring(prefix.length()));
+  }
+
+  /**
+   * Runs {@code tools/<script> args...} (40 minutes at most: a cold build's time) with its output
+   * in target/e2e/{@code log}; returns the output's lines.
+   */
+  static List<String> run(String script, String log, String... args) {
     Path path = Path.of("..", "tools").resolve(script).toAbsolutePath().normalize();
     try {
       Files.createDirectories(ControlPlane.WORK);
-      Path log =
-          ControlPlane.WORK.resolve(
-              String.join("-", script.replace('/', '-'), String.join("-", args)) + ".log");
+      Path output = ControlPlane.WORK.resolve(log);
       List<String> command = new ArrayList<>(List.of(path.toString()));
       command.addAll(List.of(args));
       Process p =
           new ProcessBuilder(command)
               .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
+              .redirectOutput(output.toFile())
               .start();
-      if (!p.waitFor(30, TimeUnit.MINUTES)) {
+      if (!p.waitFor(40, TimeUnit.MINUTES)) {
         p.destroyForcibly();
-        throw new IllegalStateException("tools/" + script + " did not finish; see " + log);
+        throw new IllegalStateException("tools/" + script + " did not finish; see " + output);
       }
-      List<String> lines = Files.readAllLines(log);
-      String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
-      if (!last.startsWith(prefix)) {
-        throw new IllegalStateException("tools/" + script + " did not build: " + last);
-      }
-      return Path.of(last.substring(prefix.length()));
+      return Files.readAllLines(output);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * it, say) the suite fails with {@code up.sh}'s own last line; it never passes without it.
  */
 public final class ControlPlane implements AutoCloseable {
-  static final Path TOOLS = Path.of("..", "tools", "control-plane").toAbsolutePath().normalize();
   static final Path WORK = Path.of("target", "e2e").toAbsolutePath();
 
   private final String name;
@@ -55,25 +53,14 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Runs one of the scripts, its output kept under target/e2e; returns its lines. */
   private static List<String> script(String script, String name) {
-    try {
-      Files.createDirectories(WORK);
-      Path log = WORK.resolve(name + "-" + script.replace(".sh", "") + ".log");
-      Process p =
-          new ProcessBuilder(TOOLS.resolve(script).toString(), "--name", name)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      if (!p.waitFor(40, TimeUnit.MINUTES)) {
-        p.destroyForcibly();
-        throw new IllegalStateException(script + " did not finish within 40 minutes; see " + log);
-      }
-      return Files.readAllLines(log).stream().filter(l -> !l.startsWith("{\"time\"")).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return BuildScript.run(
+            "control-plane/" + script,
+            name + "-" + script.replace(".sh", "") + ".log",
+            "--name",
+            name)
+        .stream()
+        .filter(l -> !l.startsWith("{\"time\""))
+        .toList();
   }
 
   static KubernetesClient client(Path kubeconfig) {

@@ -10,10 +10,12 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -178,8 +180,8 @@ class UpgradeE2E {
             .ok();
         admin.kubectl("rollout status deployment/injected-vllm -n " + NS + " --timeout=120s").ok();
         String stored = storedObjects(admin);
-        Map<String, String> replicas = uids(client, "app.kubernetes.io/name=model-deployment");
-        Map<String, String> injected = uids(client, "app=injected-vllm");
+        Map<String, String> replicas = replicaPods(client);
+        Map<String, String> injected = injectedPods(client);
         Map<String, String> operators = operatorPods(client);
         Shell.Run preflight =
             admin.sh("java -jar " + ShippedJar.JAR.toAbsolutePath() + " preflight -o json");
@@ -207,7 +209,7 @@ class UpgradeE2E {
         }
         assertThat(storedObjects(admin)).as("every stored object still reads").isEqualTo(stored);
         int replaced = replacedOnceSettled(client, replicas, predictedRolls);
-        assertThat(uids(client, "app=injected-vllm"))
+        assertThat(injectedPods(client))
             .as("an operator upgrade never replaces an injected Pod")
             .isEqualTo(injected);
         admittedAndInjected(client, upgrade);
@@ -218,7 +220,7 @@ class UpgradeE2E {
             replaced,
             replicas.size(),
             predictedRolls,
-            replaced(injected, uids(client, "app=injected-vllm")),
+            replaced(injected, injectedPods(client)),
             injected.size(),
             replaced(operators, operatorPods(client)),
             operators.size(),
@@ -259,12 +261,11 @@ class UpgradeE2E {
       KubernetesClient client, Map<String, String> replicas, int expected)
       throws InterruptedException {
     long deadline = System.nanoTime() + PATIENCE.toNanos();
-    while (System.nanoTime() < deadline
-        && replaced(replicas, uids(client, "app.kubernetes.io/name=model-deployment")) < expected) {
+    while (System.nanoTime() < deadline && replaced(replicas, replicaPods(client)) < expected) {
       Thread.sleep(500);
     }
     Thread.sleep(3_000);
-    return replaced(replicas, uids(client, "app.kubernetes.io/name=model-deployment"));
+    return replaced(replicas, replicaPods(client));
   }
 
   /** One operator replica: its process and the port its webhook listens on. */
@@ -352,7 +353,7 @@ class UpgradeE2E {
                 + "{.status.observedGeneration}/{.status.phase} {end}'",
             r ->
                 r.out().strip().lines().count() == 1
-                    && java.util.Arrays.stream(r.out().strip().split(" "))
+                    && Arrays.stream(r.out().strip().split(" "))
                         .allMatch(s -> s.matches("(\\d+)/\\1/Ready")),
             PATIENCE)
         .ok();
@@ -365,10 +366,14 @@ class UpgradeE2E {
         .out();
   }
 
-  /** Pods in team-a labelled {@code label=value}, name to UID. */
-  private static Map<String, String> uids(KubernetesClient client, String selector) {
-    String[] label = selector.split("=");
-    return uids(client, NS, label[0], label[1]);
+  /** The operator-built replicas in team-a, name to UID. */
+  private static Map<String, String> replicaPods(KubernetesClient client) {
+    return uids(client, NS, "app.kubernetes.io/name", "model-deployment");
+  }
+
+  /** The example's injected Deployment's Pods, name to UID. */
+  private static Map<String, String> injectedPods(KubernetesClient client) {
+    return uids(client, NS, "app", "injected-vllm");
   }
 
   /** The operator Deployment's Pods (KWOK's), name to UID. */
@@ -424,7 +429,7 @@ class UpgradeE2E {
                   LoopbackWebhooks.class.getName()));
       Files.setPosixFilePermissions(render, PosixFilePermissions.fromString("rwxr-xr-x"));
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
     return "HELM_PLUGINS="
         + plugin.getParent()
