@@ -4,13 +4,17 @@
 # plugins), kube-controller-manager (garbage collector, ReplicaSet, Deployment, namespace and
 # service account token controllers among its defaults), kube-scheduler, and KWOK with three GPU
 # nodes. Prints `kubeconfig: <path>` last, once every component is healthy and the nodes are Ready.
-#   tools/control-plane/up.sh [--name N]      (default name: kvcache)
+#   tools/control-plane/up.sh [--name N] [-- KWOKCTL_FLAGS...]   (default name: kvcache)
+# Flags after -- go to `kwokctl create cluster` as they are: the operator benchmark adds
+# --kube-audit-policy and --disable-qps-limits.
 set -euo pipefail
 name=kvcache
+more=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --name) name=${2:?--name needs a value}; shift 2 ;;
-    *) echo "up.sh: unknown argument $1 (usage: up.sh [--name N])" >&2; exit 2 ;;
+    --) shift; more=("$@"); break ;;
+    *) echo "up.sh: unknown argument $1 (usage: up.sh [--name N] [-- KWOKCTL_FLAGS...])" >&2; exit 2 ;;
   esac
 done
 source "$(dirname "$0")/versions.sh"
@@ -29,7 +33,7 @@ start=$SECONDS
   --kube-controller-manager-binary "$BIN/kube-controller-manager" \
   --kube-scheduler-binary "$BIN/kube-scheduler" \
   --kwok-controller-binary "$BIN/kwok" \
-  --kubeconfig "" --wait 5m --quiet-pull
+  --kubeconfig "" --wait 5m --quiet-pull "${more[@]}"
 kubectl --kubeconfig "$kubeconfig" apply -f "$here/nodes.yaml" > /dev/null
 kubectl --kubeconfig "$kubeconfig" wait --for=condition=Ready node --all --timeout=120s > /dev/null
 # The token controller has made the default ServiceAccount: Pods can be admitted.

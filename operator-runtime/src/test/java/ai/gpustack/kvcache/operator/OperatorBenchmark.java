@@ -5,22 +5,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.operator.e2e.ControlPlane;
+import ai.gpustack.kvcache.operator.e2e.Installation;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
-import ai.gpustack.kvcache.sandbox.Kubelet;
-import ai.gpustack.kvcache.sandbox.SandboxServer;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
@@ -36,6 +41,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -43,6 +49,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,38 +59,39 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reference operator at fleet scale on the sandbox's API server: {@code
- * kvcache.bench.deployments} (500) pool-attached vLLM deployments of 4 replicas, each run on a
- * fresh cluster. Measures the cold start (start to every Pod rendered and Ready), the roll after a
- * Setting flip (every Pod replaced, one per deployment at a time) and back, reconciles per
- * deployment per roll, the retained heap after a full GC, and the CPU time of the operator's
- * process beside that of the cluster (the sandbox API server and kubelet, in this JVM); for the
- * operator as it ships (observing every Ready replica's engine), without observation, and for a
- * same-work floor: a minimal Java Operator SDK controller that creates the same Pods (the
- * operator's own rendering, copied), replaces them the same way on the same trigger and writes one
- * status field, with none of the rules. Prints the operator/floor ratios ({@code
- * -Dkvcache.bench.observing=false} skips the observing run). With {@code
- * -Dkvcache.bench.series=250,500,1000,2000} it runs the operator (without observation) and the
- * floor at each size instead, prints the cost curve and writes it into docs/operating.md's Capacity
- * table. The cluster runs in this JVM for every controller, so whichever ran first paid for its JIT
- * warm-up (at 500 deployments the operator's cold start cost the cluster 32 to 41 s of CPU when it
- * ran first, 19 to 24 s after a warm-up): a discarded warm-up of both at {@link
- * #WARM_UP_DEPLOYMENTS} runs first. Numbers are printed, not asserted. Run with {@code ./mvnw -B
- * -Pbench verify -pl operator-runtime -am}.
+ * The reference operator at fleet scale on the real control plane ({@code tools/control-plane}:
+ * etcd, kube-apiserver, controller-manager, scheduler, KWOK nodes), beside two controllers doing
+ * the same work: our Java Operator SDK floor ({@link FloorReconciler}) and a Go controller on
+ * controller-runtime ({@code src/bench/go}, built here into target/). Each of the three runs in a
+ * process of its own, on a fresh cluster, at each size of {@code kvcache.bench.series}
+ * (250,500,1000,2000) deployments × 4 replicas. Per phase (cold start to every Pod Ready, the roll
+ * after the Setting turns off, the roll back after it turns on): wall time, CPU of the controller,
+ * of kube-apiserver and of etcd (from /proc), API requests per deployment by verb and resource
+ * (from the API server's audit log, by user agent; watches and the Lease left out), reconciles per
+ * deployment; after the last phase, heap after a full GC (the Java processes) and RSS. Prints the
+ * ratios at the largest size, and writes the series into docs/operating.md's Capacity table.
+ * Numbers are printed, not asserted. Run with {@code ./mvnw -B -Pbench verify -pl operator-runtime
+ * -am}; needs Go (the control plane and the yardstick are built with it).
  */
 class OperatorBenchmark {
-  static final int DEFAULT_DEPLOYMENTS = Integer.getInteger("kvcache.bench.deployments", 500);
+  static final List<Integer> SIZES =
+      List.of(System.getProperty("kvcache.bench.series", "250,500,1000,2000").split(",")).stream()
+          .map(s -> Integer.parseInt(s.strip()))
+          .toList();
   static final int REPLICAS = 4;
   static final Duration PATIENCE = Duration.ofMinutes(20);
-  static final int WARM_UP_DEPLOYMENTS = 100;
+  static final Path WORK = Path.of("target", "bench").toAbsolutePath();
+  static final String NAMESPACE = "bench";
 
-  static final String BASE = TestObjects.store("bench", "fleet");
+  static final String BASE = TestObjects.store(NAMESPACE, "fleet");
 
   static String deployment(int i) {
     return """
@@ -99,282 +107,242 @@ class OperatorBenchmark {
         .formatted(i, i, REPLICAS);
   }
 
-  /** What one controller took on one fresh cluster. */
-  record Result(
-      int deployments,
-      Duration coldStart,
-      Duration roll,
-      double reconcilesPerDeploymentPerRoll,
-      double heapMiB,
-      Cpu coldStartCpu,
-      Cpu rollCpu) {
-    void print(String who) {
-      System.out.printf(
-          "%s cold start: %.1f s%n%s roll: %.1f s%n%s reconciles per deployment per roll: %.1f%n",
-          who,
-          coldStart.toNanos() / 1e9,
-          who,
-          roll.toNanos() / 1e9,
-          who,
-          reconcilesPerDeploymentPerRoll);
+  /** The three controllers, each named in the audit log by its user agent. */
+  enum Controller {
+    OPERATOR("operator", "kvcache-operator/bench"),
+    JAVA_FLOOR("java floor", "java-floor"),
+    GO("go", "go-yardstick");
+
+    final String label;
+    final String userAgent;
+
+    Controller(String label, String userAgent) {
+      this.label = label;
+      this.userAgent = userAgent;
     }
   }
 
-  /** CPU seconds over one phase: the controller's process, and the cluster (this JVM). */
-  record Cpu(double controller, double cluster) {
+  /** CPU seconds over one phase: the controller's process, kube-apiserver and etcd. */
+  record Cpu(double controller, double apiserver, double etcd) {
     @Override
     public String toString() {
-      return String.format("CPU controller %.1f s, cluster %.1f s", controller, cluster);
+      return String.format(
+          "CPU controller %.1f s, kube-apiserver %.1f s, etcd %.1f s", controller, apiserver, etcd);
     }
   }
 
-  /** Reads CPU time at the start of a phase; {@link #stop} gives what the phase used. */
-  record CpuMark(long controller, long cluster, long pid) {
-    static CpuMark start(Process controller) {
-      return new CpuMark(cpuNanos(controller.pid()), clusterCpuNanos(), controller.pid());
+  /** One phase of one run: its wall time, reconciles, CPU and the controller's API requests. */
+  record Phase(Duration wall, double reconciles, Cpu cpu, Map<String, Long> requests) {
+    double seconds() {
+      return wall.toNanos() / 1e9;
     }
 
-    Cpu stop() {
-      return new Cpu((cpuNanos(pid) - controller) / 1e9, (clusterCpuNanos() - cluster) / 1e9);
-    }
-  }
-
-  /** CPU time (user + system) of process {@code pid}, from /proc (USER_HZ = 100). */
-  static long cpuNanos(long pid) {
-    try {
-      String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    long requestCount() {
+      return requests.values().stream().mapToLong(Long::longValue).sum();
     }
   }
 
-  static long clusterCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
+  /** What one controller took on one fresh cluster. */
+  record Result(
+      Controller who,
+      int deployments,
+      Phase coldStart,
+      Phase off,
+      Phase on,
+      Optional<Double> heapMiB,
+      double rssMiB) {
+    double roll() {
+      return off.seconds() + on.seconds();
+    }
+
+    double reconcilesPerDeploymentPerRoll() {
+      return (off.reconciles() + on.reconciles()) / 2 / deployments;
+    }
+
+    double requestsPerDeployment() {
+      return (double) (coldStart.requestCount() + off.requestCount() + on.requestCount())
+          / deployments;
+    }
   }
 
   @Test
-  void series() throws Exception {
-    String sizes = System.getProperty("kvcache.bench.series", "");
-    org.junit.jupiter.api.Assumptions.assumeFalse(
-        sizes.isBlank(), "no -Dkvcache.bench.series=250,500,1000,2000");
-    Path dir = Files.createTempDirectory("bench-series");
-    warmUp(dir);
-    List<Result[]> rows = new ArrayList<>();
-    for (String size : sizes.split(",")) {
-      int n = Integer.parseInt(size.strip());
-      Result operator =
-          operatorRun("--no-observe", List.of("--no-observe"), dir.resolve(n + "-op"), n, false);
-      Result floor = floorRun(dir.resolve(n + "-floor"), n);
-      rows.add(new Result[] {operator, floor});
+  void onTheRealControlPlane() throws Exception {
+    Files.createDirectories(WORK);
+    Path yardstick = buildYardstick();
+    Path policy = WORK.resolve("audit-policy.yaml");
+    Files.writeString(policy, AUDIT_POLICY);
+    List<Map<Controller, Result>> rows = new ArrayList<>();
+    for (int n : SIZES) {
+      Map<Controller, Result> row = new java.util.EnumMap<>(Controller.class);
+      for (Controller who : Controller.values()) {
+        row.put(who, run(who, n, yardstick, policy));
+      }
+      rows.add(row);
       System.out.println();
       System.out.println(capacityTable(rows));
     }
-    Path doc = Path.of("..", "docs", "operating.md");
-    String text = Files.readString(doc);
-    int begin = text.indexOf(TABLE_BEGIN);
-    int end = text.indexOf(TABLE_END);
-    assertThat(begin).as("docs/operating.md holds " + TABLE_BEGIN).isNotNegative();
-    Files.writeString(
-        doc,
-        text.substring(0, begin + TABLE_BEGIN.length())
-            + "\n"
-            + capacityTable(rows)
-            + text.substring(end));
-    System.out.println("wrote the Capacity table into " + doc.toAbsolutePath().normalize());
-  }
-
-  static final String TABLE_BEGIN =
-      "<!-- capacity table: generated by the operator benchmark's series, do not edit -->";
-  static final String TABLE_END = "<!-- end of capacity table -->";
-
-  static String capacityTable(List<Result[]> rows) {
-    StringBuilder t =
-        new StringBuilder(
-            "| Deployments × 4 | Pods | To Ready (floor) | Roll (floor) | Reconciles per"
-                + " deployment per roll | Heap after full GC | CPU operator / cluster, cold"
-                + " start | CPU operator / cluster, roll |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (Result[] r : rows) {
-      Result op = r[0];
-      Result floor = r[1];
-      t.append(
-          String.format(
-              "| %,d | %,d | %.1f s (%.1f s) | %.1f s (%.1f s) | %.1f | %.0f MiB | %.0f s / %.0f s"
-                  + " | %.0f s / %.0f s |%n",
-              op.deployments(),
-              op.deployments() * REPLICAS,
-              op.coldStart().toNanos() / 1e9,
-              floor.coldStart().toNanos() / 1e9,
-              op.roll().toNanos() / 1e9,
-              floor.roll().toNanos() / 1e9,
-              op.reconcilesPerDeploymentPerRoll(),
-              op.heapMiB(),
-              op.coldStartCpu().controller(),
-              op.coldStartCpu().cluster(),
-              op.rollCpu().controller(),
-              op.rollCpu().cluster()));
+    Map<Controller, Result> last = rows.get(rows.size() - 1);
+    Result op = last.get(Controller.OPERATOR);
+    Result floor = last.get(Controller.JAVA_FLOOR);
+    Result go = last.get(Controller.GO);
+    System.out.printf("%nat %,d deployments x %d replicas:%n", op.deployments(), REPLICAS);
+    System.out.printf(
+        "ratio cold start/java floor: %.2f%n",
+        op.coldStart().seconds() / floor.coldStart().seconds());
+    System.out.printf("ratio roll/java floor: %.2f%n", op.roll() / floor.roll());
+    System.out.printf(
+        "ratio cold start/go: %.2f%n", op.coldStart().seconds() / go.coldStart().seconds());
+    System.out.printf("ratio roll/go: %.2f%n", op.roll() / go.roll());
+    System.out.printf(
+        "api requests per deployment, operator/go: %.1f/%.1f%n",
+        op.requestsPerDeployment(), go.requestsPerDeployment());
+    System.out.printf(
+        "heap MiB at %d: %.0f (java floor %.0f)%n",
+        op.deployments(), op.heapMiB().orElseThrow(), floor.heapMiB().orElseThrow());
+    System.out.printf(
+        "reconciles per deployment per roll: %.1f (java floor %.1f, go %.1f)%n",
+        op.reconcilesPerDeploymentPerRoll(),
+        floor.reconcilesPerDeploymentPerRoll(),
+        go.reconcilesPerDeploymentPerRoll());
+    if (SIZES.equals(List.of(250, 500, 1000, 2000))) {
+      writeCapacityTable(capacityTable(rows));
     }
-    return t.toString();
-  }
-
-  @Test
-  void fleet() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        System.getProperty("kvcache.bench.series", "").isBlank(), "the series runs instead");
-    int deployments = DEFAULT_DEPLOYMENTS;
-    int pods = deployments * REPLICAS;
-    System.out.printf(
-        "fleet: %d deployments x %d replicas = %d Pods%n", deployments, REPLICAS, pods);
-    Path dir = Files.createTempDirectory("bench");
-    warmUp(dir);
-    // The operator as it ships (reading every Ready replica's report), then without observation,
-    // then the floor, each on a fresh cluster.
-    Optional<Result> observing =
-        Boolean.parseBoolean(System.getProperty("kvcache.bench.observing", "true"))
-            ? Optional.of(
-                operatorRun("observing", List.of(), dir.resolve("observing"), deployments, true))
-            : Optional.empty();
-    Result plain =
-        operatorRun(
-            "--no-observe", List.of("--no-observe"), dir.resolve("no-observe"), deployments, true);
-    Result floor = floorRun(dir.resolve("floor"), deployments);
-    System.out.println();
-    observing.ifPresent(o -> o.print("operator (observing)"));
-    plain.print("operator (--no-observe)");
-    floor.print("floor");
-    System.out.printf(
-        "ratio cold start: %.2f%s%nratio roll: %.2f%s%n",
-        ratio(plain.coldStart(), floor.coldStart()),
-        observing
-            .map(o -> " (observing %.2f)".formatted(ratio(o.coldStart(), floor.coldStart())))
-            .orElse(""),
-        ratio(plain.roll(), floor.roll()),
-        observing
-            .map(o -> " (observing %.2f)".formatted(ratio(o.roll(), floor.roll())))
-            .orElse(""));
-  }
-
-  /** Both controllers on a small fleet, results discarded: the cluster's JIT warms for either. */
-  private static void warmUp(Path dir) throws Exception {
-    System.out.printf("%n== warm-up, discarded ==%n");
-    operatorRun(
-        "warm-up", List.of("--no-observe"), dir.resolve("warm-up-op"), WARM_UP_DEPLOYMENTS, false);
-    floorRun(dir.resolve("warm-up-floor"), WARM_UP_DEPLOYMENTS);
-    System.out.printf("%n== measured ==%n");
-  }
-
-  private static double ratio(Duration a, Duration b) {
-    return (double) a.toNanos() / b.toNanos();
   }
 
   /**
-   * {@code kvcache run} with {@code extra} args on a fresh cluster seeded with {@code deployments}:
-   * cold start, the roll to the Setting off, and ({@code rollBack}) back.
+   * Every request at Metadata level, once it completed: enough to count requests by user agent,
+   * verb and resource, without their bodies.
    */
-  @SuppressWarnings("try") // the kubelet only has to run meanwhile
-  private static Result operatorRun(
-      String label, List<String> extra, Path dir, int deployments, boolean rollBack)
-      throws Exception {
+  static final String AUDIT_POLICY =
+      """
+      apiVersion: audit.k8s.io/v1
+      kind: Policy
+      omitStages: [RequestReceived, ResponseStarted]
+      rules:
+        - level: Metadata
+      """;
+
+  /** Builds src/bench/go with the module proxy's controller-runtime into target/bench. */
+  static Path buildYardstick() throws Exception {
+    Path out = WORK.resolve("kvcache-go-controller");
+    ProcessBuilder build =
+        new ProcessBuilder("go", "build", "-o", out.toString(), ".")
+            .directory(Path.of("src", "bench", "go").toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(WORK.resolve("go-build.log").toFile());
+    build.environment().put("CGO_ENABLED", "0");
+    build.environment().put("GOFLAGS", "-buildvcs=false -mod=readonly -trimpath");
+    long start = System.nanoTime();
+    Process p;
+    try {
+      p = build.start();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "go is missing: the benchmark builds its controller-runtime yardstick with Go 1.26", e);
+    }
+    assertThat(p.waitFor(20, TimeUnit.MINUTES)).isTrue();
+    assertThat(p.exitValue())
+        .as("go build of src/bench/go: " + Files.readString(WORK.resolve("go-build.log")))
+        .isZero();
+    System.out.printf(
+        "built the controller-runtime yardstick in %.0f s%n", (System.nanoTime() - start) / 1e9);
+    return out;
+  }
+
+  /** {@code who} on a fresh seeded cluster: cold start, the roll to the Setting off and back. */
+  static Result run(Controller who, int deployments, Path yardstick, Path policy) throws Exception {
+    Path dir = WORK.resolve(deployments + "-" + who.name().toLowerCase());
     Files.createDirectories(dir);
     int pods = deployments * REPLICAS;
-    System.out.printf("%n-- kvcache run, %s, %d deployments%n", label, deployments);
-    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
-        Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
-      KubernetesClient client = server.client();
+    System.out.printf("%n-- %s, %d deployments, fresh cluster%n", who.label, deployments);
+    try (ControlPlane cluster =
+            ControlPlane.start(
+                "kvcache-bench",
+                "--config",
+                STAGES.toString(),
+                "--kube-audit-policy",
+                policy.toString(),
+                "--disable-qps-limits");
+        TerminatingPods terminating = new TerminatingPods(cluster.admin())) {
+      KubernetesClient client = cluster.admin();
+      Shell admin = cluster.shell(dir.resolve("home"));
+      admin
+          .kubectl("apply -k " + Path.of("..", "deploy", "crds").toAbsolutePath().normalize())
+          .ok();
+      Installation.crdsEstablished(admin);
       seed(client, deployments);
-      SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
-      Path kubeconfig = dir.resolve("kubeconfig");
-      Files.writeString(kubeconfig, server.kubeconfig());
-      List<String> audit = server.audit();
-      // The operator runs as it ships, in a JVM of its own, so its heap is its own.
+      SharedIndexInformer<Pod> watched =
+          client.pods().inNamespace(NAMESPACE).inform(terminating, 0);
       int port = freePort();
-      long started = System.nanoTime();
-      List<String> args =
-          new java.util.ArrayList<>(
-              List.of(
-                  "-jar",
-                  Path.of("target", "kvcache.jar").toString(),
-                  "run",
-                  "--no-webhook",
-                  "--kubeconfig",
-                  kubeconfig.toString(),
-                  "--health-listen",
-                  "127.0.0.1:" + port,
-                  "--identity",
-                  "bench"));
-      args.addAll(extra);
-      Process operator = java(dir.resolve("operator.log"), args.toArray(String[]::new));
-      CpuMark mark = CpuMark.start(operator);
-      Result result;
+      writePodTemplates(dir);
+      Audit audit = new Audit(cluster.auditLog(), who.userAgent);
+      CpuMark mark = CpuMark.start(cluster, 0);
+      Process controller = start(who, cluster.kubeconfig(), port, dir, yardstick);
       try {
-        Duration render = until(watched, pods, p -> flag(p) && Pods.ready(p));
-        Cpu renderCpu = mark.stop();
-        double reconciles = reconciles(port);
-        report("start -> all Pods rendered and Ready", render, reconciles, renderCpu);
-        requests("kvcache-operator/bench", audit, deployments);
-        audit.clear();
+        Duration cold = until(controller, watched, pods, p -> flag(p) && Pods.ready(p));
+        Phase coldStart =
+            new Phase(cold, reconciles(who, port), mark.stop(controller.pid()), audit.next());
+        report("start -> all Pods created and Ready", coldStart, deployments);
 
-        mark = CpuMark.start(operator);
-        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
-        Duration off = until(watched, pods, p -> !flag(p) && Pods.ready(p));
-        Cpu offCpu = mark.stop();
-        double rolled = reconciles(port) - reconciles;
-        report("Setting off -> fleet rolled", off, rolled, offCpu);
-        requests("kvcache-operator/bench", audit, deployments);
-        reconciles = reconciles(port);
+        Phase off = roll(cluster, controller, who, port, audit, watched, pods, false);
+        report("Setting off -> fleet rolled", off, deployments);
+        Phase on = roll(cluster, controller, who, port, audit, watched, pods, true);
+        report("Setting on -> fleet rolled", on, deployments);
 
-        if (rollBack) {
-          mark = CpuMark.start(operator);
-          TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "true");
-          Duration on = until(watched, pods, p -> flag(p) && Pods.ready(p));
-          report("Setting on -> fleet rolled", on, reconciles(port) - reconciles, mark.stop());
-        }
-        double heap = heapAfterGc(operator, port) / 1048576.0;
+        Optional<Double> heap =
+            who == Controller.GO
+                ? Optional.empty()
+                : Optional.of(heapAfterGc(controller, port) / 1048576.0);
+        double rss = rssBytes(controller.pid()) / 1048576.0;
         System.out.printf(
-            "operator heap after a full GC: %.1f MiB (kvcache run, its own JVM)%n", heap);
-        System.out.printf("total %.1f s%n", (System.nanoTime() - started) / 1e9);
-        result =
-            new Result(deployments, render, off, rolled / deployments, heap, renderCpu, offCpu);
+            "heap after a full GC: %s, RSS %.0f MiB%n",
+            heap.map(h -> "%.1f MiB".formatted(h)).orElse("(Go)"), rss);
+        watched.close();
+        return new Result(who, deployments, coldStart, off, on, heap, rss);
       } finally {
-        operator.destroy();
-        operator.waitFor(30, TimeUnit.SECONDS);
+        controller.destroy();
+        controller.waitFor(30, TimeUnit.SECONDS);
       }
-      watched.close();
-      return result;
     }
   }
 
-  /** The same-work floor on a fresh seeded cluster, in a JVM of its own: cold start and roll. */
-  @SuppressWarnings("try") // the kubelet only has to run meanwhile
-  private static Result floorRun(Path dir, int deployments) throws Exception {
-    Files.createDirectories(dir);
-    int pods = deployments * REPLICAS;
-    System.out.printf("%n-- same-work floor, %d deployments%n", deployments);
-    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
-        Kubelet kubelet = new Kubelet(server.client(), Duration.ofMillis(20))) {
-      KubernetesClient client = server.client();
-      seed(client, deployments);
-      // the operator writes its Settings at start; the floor reads the one it rolls on
-      TestObjects.apply(
-          client,
-          """
-          apiVersion: gpustack.ai/v1
-          kind: Setting
-          metadata: {name: %s, namespace: gpustack-system}
-          spec: {value: "true"}
-          """
-              .formatted(Settings.KV_CACHE_DTYPE_OWNED.name()));
-      SharedIndexInformer<Pod> watched = client.pods().inNamespace("bench").inform();
-      Path kubeconfig = dir.resolve("kubeconfig");
-      Files.writeString(kubeconfig, server.kubeconfig());
-      List<String> audit = server.audit();
-      int port = freePort();
-      writePodTemplates(dir);
-      Process floor =
+  private static Phase roll(
+      ControlPlane cluster,
+      Process controller,
+      Controller who,
+      int port,
+      Audit audit,
+      SharedIndexInformer<Pod> watched,
+      int pods,
+      boolean owned)
+      throws Exception {
+    double before = reconciles(who, port);
+    CpuMark mark = CpuMark.start(cluster, controller.pid());
+    TestObjects.setting(
+        cluster.admin(), Settings.KV_CACHE_DTYPE_OWNED.name(), String.valueOf(owned));
+    Duration took = until(controller, watched, pods, p -> flag(p) == owned && Pods.ready(p));
+    return new Phase(
+        took, reconciles(who, port) - before, mark.stop(controller.pid()), audit.next());
+  }
+
+  static Process start(Controller who, Path kubeconfig, int port, Path dir, Path yardstick)
+      throws IOException {
+    return switch (who) {
+      case OPERATOR ->
+          java(
+              dir.resolve("operator.log"),
+              "-jar",
+              Path.of("target", "kvcache.jar").toString(),
+              "run",
+              "--no-webhook",
+              "--no-observe",
+              "--kubeconfig",
+              kubeconfig.toString(),
+              "--health-listen",
+              "127.0.0.1:" + port,
+              "--identity",
+              "bench");
+      case JAVA_FLOOR ->
           java(
               dir.resolve("floor.log"),
               "-cp",
@@ -383,41 +351,338 @@ class OperatorBenchmark {
               kubeconfig.toString(),
               String.valueOf(port),
               dir.toString());
-      CpuMark mark = CpuMark.start(floor);
+      case GO ->
+          new ProcessBuilder(
+                  yardstick.toString(),
+                  "-kubeconfig",
+                  kubeconfig.toString(),
+                  "-metrics",
+                  "127.0.0.1:" + port,
+                  "-templates",
+                  dir.toString(),
+                  "-setting",
+                  Settings.NAMESPACE + "/" + Settings.KV_CACHE_DTYPE_OWNED.name(),
+                  "-managed-by",
+                  Keys.MANAGED_BY + "=" + PodRenderer.MANAGER,
+                  "-ordinal-label",
+                  Keys.POD_ORDINAL,
+                  "-flag",
+                  DTYPE_FLAG)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("go.log").toFile())
+              .start();
+    };
+  }
+
+  /** KWOK's Pod stages for the benchmark: Ready as with kwokctl's defaults, never deleted. */
+  static final Path STAGES = Path.of("src", "bench", "kwok-stages.yaml").toAbsolutePath();
+
+  /**
+   * The one step of a kubelet the benchmark takes instead of KWOK (see {@link #STAGES}): a Pod that
+   * is terminating is removed, grace period 0, with its UID as precondition, so a replacement of
+   * the same name is never touched.
+   */
+  static final class TerminatingPods implements ResourceEventHandler<Pod>, AutoCloseable {
+    private final KubernetesClient client;
+    private final ExecutorService deletes = Executors.newFixedThreadPool(4);
+
+    TerminatingPods(KubernetesClient client) {
+      this.client = client;
+    }
+
+    @Override
+    public void onAdd(Pod pod) {
+      finish(pod);
+    }
+
+    @Override
+    public void onUpdate(Pod before, Pod pod) {
+      finish(pod);
+    }
+
+    @Override
+    public void onDelete(Pod pod, boolean unknown) {}
+
+    private void finish(Pod pod) {
+      if (pod.getMetadata().getDeletionTimestamp() == null) {
+        return;
+      }
+      String url =
+          client.getMasterUrl()
+              + "api/v1/namespaces/"
+              + pod.getMetadata().getNamespace()
+              + "/pods/"
+              + pod.getMetadata().getName();
+      Map<String, Object> options =
+          Map.of(
+              "apiVersion",
+              "v1",
+              "kind",
+              "DeleteOptions",
+              "gracePeriodSeconds",
+              0,
+              "preconditions",
+              Map.of("uid", pod.getMetadata().getUid()));
+      deletes.execute(
+          () -> {
+            try {
+              client.raw(url, "DELETE", options);
+            } catch (KubernetesClientException e) {
+              // gone already, or another Pod by now: nothing of ours to remove
+            }
+          });
+    }
+
+    @Override
+    public void close() {
+      deletes.shutdownNow();
+    }
+  }
+
+  /** The namespaces, the Binding the fleet attaches to, the Setting, nodes enough, the fleet. */
+  static void seed(KubernetesClient client, int deployments) {
+    for (String ns : List.of(NAMESPACE, Settings.NAMESPACE)) {
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .serverSideApply();
+    }
+    // up.sh's three nodes take 110 Pods each; KWOK keeps these Ready too.
+    for (int i = 0; i < 4; i++) {
+      client
+          .nodes()
+          .resource(
+              new NodeBuilder()
+                  .withNewMetadata()
+                  .withName("kwok-bench-" + i)
+                  .addToAnnotations("kwok.x-k8s.io/node", "fake")
+                  .addToLabels("type", "kwok")
+                  .addToLabels("kubernetes.io/hostname", "kwok-bench-" + i)
+                  .endMetadata()
+                  .withNewStatus()
+                  .addToAllocatable(
+                      Map.of("cpu", new Quantity("10000"), "memory", new Quantity("10000Gi")))
+                  .addToAllocatable("pods", new Quantity("2500"))
+                  .addToCapacity(
+                      Map.of(
+                          "cpu",
+                          new Quantity("10000"),
+                          "memory",
+                          new Quantity("10000Gi"),
+                          "pods",
+                          new Quantity("2500")))
+                  .endStatus()
+                  .build())
+          .create();
+    }
+    TestObjects.apply(client, BASE);
+    TestObjects.apply(
+        client,
+        """
+        apiVersion: gpustack.ai/v1
+        kind: Setting
+        metadata: {name: %s, namespace: %s}
+        spec: {value: "true"}
+        """
+            .formatted(Settings.KV_CACHE_DTYPE_OWNED.name(), Settings.NAMESPACE));
+    for (int i = 0; i < deployments; i++) {
+      TestObjects.apply(client, deployment(i));
+    }
+  }
+
+  /** Reads CPU time at the start of a phase; {@link #stop} gives what the phase used. */
+  record CpuMark(long controller, long apiserver, long etcd, long apiserverPid, long etcdPid) {
+    static CpuMark start(ControlPlane cluster, long controllerPid) {
+      long apiserver = cluster.pid("kube-apiserver");
+      long etcd = cluster.pid("etcd");
+      return new CpuMark(
+          controllerPid == 0 ? 0 : cpuNanos(controllerPid),
+          cpuNanos(apiserver),
+          cpuNanos(etcd),
+          apiserver,
+          etcd);
+    }
+
+    Cpu stop(long controllerPid) {
+      return new Cpu(
+          (cpuNanos(controllerPid) - controller) / 1e9,
+          (cpuNanos(apiserverPid) - apiserver) / 1e9,
+          (cpuNanos(etcdPid) - etcd) / 1e9);
+    }
+  }
+
+  /** CPU time (user + system) of process {@code pid}, from /proc (USER_HZ = 100). */
+  static long cpuNanos(long pid) {
+    String stat = proc(pid, "stat");
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+  }
+
+  /** Resident set size of process {@code pid}, from /proc. */
+  static long rssBytes(long pid) {
+    return proc(pid, "status")
+        .lines()
+        .filter(l -> l.startsWith("VmRSS:"))
+        .mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static String proc(long pid, String file) {
+    try {
+      return Files.readString(Path.of("/proc", String.valueOf(pid), file));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The audit log's requests by one user agent since the last call, as {@code "verb resource"}
+   * counts ({@code "patch modeldeployments/status"}, a refusal's code after it: {@code "create pods
+   * (409)"}); watches and the Lease left out, since they are paid per controller rather than per
+   * deployment.
+   */
+  static final class Audit {
+    private final Path log;
+    private final String userAgent;
+    private final ObjectMapper json = new ObjectMapper();
+    private long offset;
+
+    Audit(Path log, String userAgent) {
+      this.log = log;
+      this.userAgent = userAgent;
+      this.offset = Files.exists(log) ? size(log) : 0;
+    }
+
+    Map<String, Long> next() throws IOException, InterruptedException {
+      Thread.sleep(1000); // the last requests' events are written once they complete
+      Map<String, Long> counts = new TreeMap<>();
+      String quoted = "\"userAgent\":\"" + userAgent;
+      try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
+        long end = file.length();
+        byte[] bytes = new byte[Math.toIntExact(end - offset)];
+        file.seek(offset);
+        file.readFully(bytes);
+        int complete = bytes.length;
+        while (complete > 0 && bytes[complete - 1] != '\n') {
+          complete--; // an event still being written waits for the next phase
+        }
+        String text = new String(bytes, 0, complete, StandardCharsets.UTF_8);
+        offset += complete;
+        for (String line : text.split("\n")) {
+          if (!line.contains(quoted)) {
+            continue;
+          }
+          JsonNode event = json.readTree(line);
+          String verb = event.path("verb").asText();
+          String resource = event.path("objectRef").path("resource").asText();
+          if (verb.equals("watch") || resource.equals("leases")) {
+            continue;
+          }
+          String sub = event.path("objectRef").path("subresource").asText();
+          int code = event.path("responseStatus").path("code").asInt();
+          counts.merge(
+              verb
+                  + " "
+                  + resource
+                  + (sub.isEmpty() ? "" : "/" + sub)
+                  + (code >= 400 ? " (" + code + ")" : ""),
+              1L,
+              Long::sum);
+        }
+      }
+      return counts;
+    }
+
+    private static long size(Path file) {
       try {
-        Duration start = until(watched, pods, p -> flag(p) && Pods.ready(p));
-        Cpu startCpu = mark.stop();
-        double reconciles = reconciles(port);
-        report("floor: start -> all Pods created and Ready", start, reconciles, startCpu);
-        requests("floor", audit, deployments);
-        audit.clear();
-        mark = CpuMark.start(floor);
-        TestObjects.setting(client, Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
-        Duration off = until(watched, pods, p -> !flag(p) && Pods.ready(p));
-        Cpu offCpu = mark.stop();
-        double rolled = reconciles(port) - reconciles;
-        report("floor: Setting off -> fleet rolled", off, rolled, offCpu);
-        requests("floor", audit, deployments);
-        double heap = heapAfterGc(floor, port) / 1048576.0;
-        System.out.printf("floor heap after a full GC: %.1f MiB%n", heap);
-        watched.close();
-        return new Result(deployments, start, off, rolled / deployments, heap, startCpu, offCpu);
-      } finally {
-        floor.destroy();
-        floor.waitFor(30, TimeUnit.SECONDS);
+        return Files.size(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     }
   }
 
-  /** The deployment whose rendered Pods the floor copies for every other. */
+  static final String TABLE_BEGIN =
+      "<!-- capacity table: generated by the operator benchmark, do not edit -->";
+  static final String TABLE_END = "<!-- end of capacity table -->";
+
+  static void writeCapacityTable(String table) throws IOException {
+    Path doc = Path.of("..", "docs", "operating.md");
+    String text = Files.readString(doc);
+    int begin = text.indexOf(TABLE_BEGIN);
+    int end = text.indexOf(TABLE_END);
+    assertThat(begin).as("docs/operating.md holds " + TABLE_BEGIN).isNotNegative();
+    Files.writeString(
+        doc, text.substring(0, begin + TABLE_BEGIN.length()) + "\n" + table + text.substring(end));
+    System.out.println("wrote the Capacity table into " + doc.toAbsolutePath().normalize());
+  }
+
+  static String capacityTable(List<Map<Controller, Result>> rows) {
+    StringBuilder t =
+        new StringBuilder(
+            "| Deployments × 4 | To Ready: operator / Java floor / Go | Roll off + on: operator"
+                + " / Java floor / Go | Requests per deployment: operator / Go | Reconciles per"
+                + " deployment per roll | Heap after full GC / RSS | CPU cold start: operator /"
+                + " kube-apiserver / etcd | CPU roll: operator / kube-apiserver / etcd |\n"
+                + "|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Map<Controller, Result> row : rows) {
+      Result op = row.get(Controller.OPERATOR);
+      Result floor = row.get(Controller.JAVA_FLOOR);
+      Result go = row.get(Controller.GO);
+      Cpu cold = op.coldStart().cpu();
+      Cpu off = op.off().cpu();
+      Cpu on = op.on().cpu();
+      t.append(
+          String.format(
+              "| %,d | %.1f / %.1f / %.1f s | %.1f / %.1f / %.1f s | %.1f / %.1f | %.1f | %.0f /"
+                  + " %.0f MiB | %.0f / %.0f / %.0f s | %.0f / %.0f / %.0f s |%n",
+              op.deployments(),
+              op.coldStart().seconds(),
+              floor.coldStart().seconds(),
+              go.coldStart().seconds(),
+              op.roll(),
+              floor.roll(),
+              go.roll(),
+              op.requestsPerDeployment(),
+              go.requestsPerDeployment(),
+              op.reconcilesPerDeploymentPerRoll(),
+              op.heapMiB().orElseThrow(),
+              op.rssMiB(),
+              cold.controller(),
+              cold.apiserver(),
+              cold.etcd(),
+              off.controller() + on.controller(),
+              off.apiserver() + on.apiserver(),
+              off.etcd() + on.etcd()));
+    }
+    return t.toString();
+  }
+
+  static void report(String phase, Phase p, int deployments) {
+    System.out.printf(
+        "%s: %.1f s, %.0f reconciles (%.1f per deployment), %s%n  requests per deployment: %s%n",
+        phase,
+        p.seconds(),
+        p.reconciles(),
+        p.reconciles() / deployments,
+        p.cpu(),
+        p.requests().entrySet().stream()
+            .map(e -> "%s %.2f".formatted(e.getKey(), (double) e.getValue() / deployments))
+            .collect(Collectors.joining(", ")));
+  }
+
+  /** The deployment whose rendered Pods the floors copy for every other. */
   static final String TEMPLATE = "md-0000";
 
   static final String TEMPLATE_MODEL = "\"org/model-0\"";
 
+  static final String DTYPE_FLAG = "--kv-cache-dtype";
+
   /**
    * Writes into {@code dir} the Pods the operator renders for {@link #TEMPLATE}, with the Setting
-   * on ({@code pods-owned.json}) and off ({@code pods-unowned.json}): the floor creates these
-   * bodies, renamed, so both controllers send the API server the same Pods.
+   * on ({@code pods-owned.json}) and off ({@code pods-unowned.json}): both floors create these
+   * bodies, renamed, so every controller sends the API server the same Pods.
    */
   static void writePodTemplates(Path dir) throws IOException {
     ModelDeployment md = (ModelDeployment) TestObjects.objects(deployment(0)).get(0);
@@ -439,7 +704,7 @@ class OperatorBenchmark {
   }
 
   /**
-   * The floor controller as a process: {@code FloorMain KUBECONFIG PORT TEMPLATES} reconciles every
+   * The Java floor as a process: {@code FloorMain KUBECONFIG PORT TEMPLATES} reconciles every
    * ModelDeployment with {@link FloorReconciler} creating the Pods in {@code TEMPLATES} (see {@link
    * #writePodTemplates}) and serves {@code /metrics} on {@code PORT}.
    */
@@ -448,7 +713,7 @@ class OperatorBenchmark {
 
     public static void main(String[] args) throws Exception {
       Config config = Config.fromKubeconfig(Files.readString(Path.of(args[0])));
-      config.setUserAgent("floor");
+      config.setUserAgent(Controller.JAVA_FLOOR.userAgent);
       KubernetesClient client =
           new KubernetesClientBuilder()
               .withConfig(config)
@@ -527,9 +792,11 @@ class OperatorBenchmark {
         .sum();
   }
 
-  /** Reconciliations JOSDK started in the process serving {@code port}, over every controller. */
-  static double reconciles(int port) {
-    return sum(scrape(port), "operator_sdk_reconciliations_started_total");
+  /** Reconciles the controller serving {@code port} started (JOSDK) or finished (Go). */
+  static double reconciles(Controller who, int port) {
+    return who == Controller.GO
+        ? sum(scrape(port), "controller_runtime_reconcile_total{")
+        : sum(scrape(port), "operator_sdk_reconciliations_started_total");
   }
 
   /** The process's used heap right after a full collection it was told to run. */
@@ -549,6 +816,7 @@ class OperatorBenchmark {
    * Pod bodies for the Setting's value, copied from a template rather than rendered), replaces
    * those whose dtype flag no longer matches the Setting one at a time while the rest are Ready
    * (delete, then create on the delete event, as the operator does), and writes one status field.
+   * The Go yardstick (src/bench/go) does the same on controller-runtime.
    */
   @ControllerConfiguration(name = "floor")
   static final class FloorReconciler implements Reconciler<ModelDeployment> {
@@ -573,7 +841,7 @@ class OperatorBenchmark {
           new InformerEventSource<>(
               InformerEventSourceConfiguration.from(Setting.class, ModelDeployment.class)
                   .withName(SETTINGS)
-                  .withWatchAllNamespaces()
+                  .withNamespaces(java.util.Set.of(Settings.NAMESPACE))
                   .withSecondaryToPrimaryMapper(
                       s ->
                           context
@@ -640,22 +908,16 @@ class OperatorBenchmark {
     }
   }
 
-  static void seed(KubernetesClient client, int deployments) {
-    TestObjects.apply(client, BASE);
-    for (int i = 0; i < deployments; i++) {
-      TestObjects.apply(client, deployment(i));
-    }
-  }
-
   static boolean flag(Pod pod) {
-    return pod.getSpec().getContainers().get(0).getCommand().contains("--kv-cache-dtype");
+    return pod.getSpec().getContainers().get(0).getCommand().contains(DTYPE_FLAG);
   }
 
   /**
    * How long until {@code count} Pods are there and each passes {@code each}; prints when half, 90
    * % and 99 % of them did, so a long tail (a deployment waiting on a timer) shows.
    */
-  static Duration until(SharedIndexInformer<Pod> pods, int count, Predicate<Pod> each)
+  static Duration until(
+      Process controller, SharedIndexInformer<Pod> pods, int count, Predicate<Pod> each)
       throws InterruptedException {
     long start = System.nanoTime();
     double[] shares = {0.5, 0.9, 0.99};
@@ -672,53 +934,14 @@ class OperatorBenchmark {
         System.out.println(progress.append(String.format(" all %.1f s", seconds)));
         return Duration.ofNanos(System.nanoTime() - start);
       }
+      if (!controller.isAlive()) {
+        throw new AssertionError("the controller exited; see its log under " + WORK);
+      }
       if (seconds > PATIENCE.toSeconds()) {
         throw new AssertionError(
             "after " + PATIENCE + ", " + passing + " of " + count + " Pods; " + progress);
       }
       Thread.sleep(100);
     }
-  }
-
-  /**
-   * The API requests {@code agent} made, per deployment, by verb and resource (watches and the
-   * lease left out): what the controller cost the API server.
-   */
-  static void requests(String agent, List<String> audit, int deployments) {
-    Map<String, Long> byShape =
-        List.copyOf(audit).stream()
-            .filter(r -> r.endsWith(" " + agent))
-            .filter(r -> !r.contains("watch=") && !r.contains("/leases"))
-            .map(OperatorBenchmark::shape)
-            .collect(Collectors.groupingBy(s -> s, TreeMap::new, Collectors.counting()));
-    System.out.println(
-        "  requests per deployment: "
-            + byShape.entrySet().stream()
-                .map(e -> "%s %.1f".formatted(e.getKey(), (double) e.getValue() / deployments))
-                .collect(Collectors.joining(", ")));
-  }
-
-  /** {@code "PATCH /apis/g/v1/namespaces/ns/kind/name/status ua"} as {@code PATCH kind/status}. */
-  static String shape(String request) {
-    String method = request.substring(0, request.indexOf(' '));
-    String path = request.substring(method.length() + 1, request.indexOf(' ', method.length() + 1));
-    path = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-    String[] parts = path.split("/");
-    int ns = List.of(parts).indexOf("namespaces");
-    int kind = ns >= 0 && parts.length > ns + 2 ? ns + 2 : parts.length - 1;
-    String shape = parts[kind];
-    if (parts.length > kind + 2) {
-      shape += "/" + parts[kind + 2];
-    } else if (parts.length == kind + 1 && !method.equals("POST")) {
-      shape += " (list)";
-    }
-    return method + " " + shape;
-  }
-
-  static void report(String phase, Duration took, double reconciles, Cpu cpu) {
-    double seconds = took.toNanos() / 1e9;
-    System.out.printf(
-        "%s: %.1f s, %.0f reconciles, %.0f reconciles/s, %s%n",
-        phase, seconds, reconciles, reconciles / seconds, cpu);
   }
 }

@@ -32,14 +32,10 @@ final class DeploymentEventSources {
 
   private DeploymentEventSources() {}
 
-  /**
-   * The event sources of the reconciler; {@code replaced} holds the UIDs of replicas it deleted and
-   * replaced in one pass, whose delete events are spent.
-   */
-  static List<EventSource<?, ModelDeployment>> of(
-      EventSourceContext<ModelDeployment> context, Set<String> replaced) {
+  /** The event sources of the reconciler. */
+  static List<EventSource<?, ModelDeployment>> of(EventSourceContext<ModelDeployment> context) {
     return List.of(
-        replicas(context, replaced),
+        replicas(context),
         // Injected Pods share the domain's one-format rule; their arrival or departure can
         // change which attachment is the domain's earliest.
         Informers.injectedPods(context, p -> namingBindingOf(context, p), (after, before) -> false),
@@ -67,11 +63,11 @@ final class DeploymentEventSources {
 
   /**
    * A replica wakes its deployment when it turns Ready or un-Ready, starts terminating, or goes
-   * away without being replaced already; not for its own creation or the kubelet's other status
-   * writes, which change nothing the reconcile decides on.
+   * away (a replaced one's successor is created then); not for its own creation or the kubelet's
+   * other status writes, which change nothing the reconcile decides on.
    */
   private static InformerEventSource<Pod, ModelDeployment> replicas(
-      EventSourceContext<ModelDeployment> context, Set<String> replaced) {
+      EventSourceContext<ModelDeployment> context) {
     return new InformerEventSource<>(
         InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
             .withName(REPLICAS)
@@ -83,7 +79,6 @@ final class DeploymentEventSources {
                         || !Objects.equals(
                             after.getMetadata().getDeletionTimestamp(),
                             before.getMetadata().getDeletionTimestamp()))
-            .withOnDeleteFilter((p, unknown) -> !replaced.remove(p.getMetadata().getUid()))
             .build(),
         context);
   }

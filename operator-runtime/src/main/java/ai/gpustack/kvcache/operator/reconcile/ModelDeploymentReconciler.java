@@ -83,9 +83,6 @@ public final class ModelDeploymentReconciler
 
   private final DeploymentCache deployments;
 
-  /** UIDs of outdated replicas deleted and replaced in one pass: their delete events are spent. */
-  private final Set<String> replaced = ConcurrentHashMap.newKeySet();
-
   /**
    * Claims written by this process that the Binding cache does not show yet (Binding UID and
    * deployment). Every deployment of a Binding appends to the same usedBy, so the cache lags behind
@@ -127,7 +124,7 @@ public final class ModelDeploymentReconciler
   public List<EventSource<?, ModelDeployment>> prepareEventSources(
       EventSourceContext<ModelDeployment> context) {
     deployments.from(context.getPrimaryCache());
-    return DeploymentEventSources.of(context, replaced);
+    return DeploymentEventSources.of(context);
   }
 
   @Override
@@ -347,20 +344,14 @@ public final class ModelDeploymentReconciler
     rollout
         .replacement()
         .ifPresent(
-            r -> {
-              Pod old = r.outdated();
+            old -> {
               LOG.info(
                   "replacing {}/{}: its pod-spec hash is outdated",
                   old.getMetadata().getNamespace(),
                   old.getMetadata().getName());
-              // Where the API server removes it at once, its replacement goes in the same pass;
-              // one that is still terminating is replaced when its delete event comes.
-              String uid = old.getMetadata().getUid();
-              replaced.add(uid);
+              // Its replacement is created when its delete event comes: a bound Pod terminates
+              // first, and a create meanwhile is refused (409) by the API server.
               delete(client, old);
-              if (!create(client, r.with())) {
-                replaced.remove(uid);
-              }
             });
     return new Convergence(rollout.moving(), created);
   }

@@ -18,14 +18,12 @@ import java.util.stream.Collectors;
  *
  * @param deletions Pods to delete
  * @param creations desired Pods of missing ordinals, to create
- * @param replacement the one outdated replica to replace now, if any
+ * @param replacement the one outdated replica to delete now, if any: its ordinal is missing once it
+ *     is gone, and a later pass creates it as desired
  * @param moving whether the role is not yet where it should be
  */
 record Rollout(
-    List<Pod> deletions, List<Pod> creations, Optional<Replacement> replacement, boolean moving) {
-
-  /** {@code outdated} is deleted and {@code with}, the desired Pod of its ordinal, created. */
-  record Replacement(Pod outdated, Pod with) {}
+    List<Pod> deletions, List<Pod> creations, Optional<Pod> replacement, boolean moving) {
 
   static Rollout plan(List<Pod> desired, List<Pod> pods, boolean held) {
     List<Pod> deletions =
@@ -54,11 +52,10 @@ record Rollout(
             && pods.stream().filter(p -> Pods.ordinal(p) < desired.size()).allMatch(Pods::ready);
     boolean terminating =
         outdated.stream().anyMatch(p -> p.getMetadata().getDeletionTimestamp() != null);
-    Optional<Replacement> replacement =
+    Optional<Pod> replacement =
         outdated.isEmpty() || !allReady || terminating
             ? Optional.empty()
-            : Optional.of(
-                new Replacement(outdated.get(0), desired.get(Pods.ordinal(outdated.get(0)))));
+            : Optional.of(outdated.get(0));
     return new Rollout(deletions, List.copyOf(creations), replacement, moving);
   }
 }

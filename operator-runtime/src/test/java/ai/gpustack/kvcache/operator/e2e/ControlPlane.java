@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -39,10 +40,13 @@ public final class ControlPlane implements AutoCloseable {
         .computeIfAbsent(ControlPlane.class, k -> start("kvcache-e2e"), ControlPlane.class);
   }
 
-  /** Starts cluster {@code name} with {@code up.sh}; fails with its last line if it cannot. */
-  static ControlPlane start(String name) {
+  /**
+   * Starts cluster {@code name} with {@code up.sh}, {@code kwokctlFlags} passed on to {@code
+   * kwokctl create cluster}; fails with its last line if it cannot.
+   */
+  public static ControlPlane start(String name, String... kwokctlFlags) {
     script("down.sh", name); // one an interrupted run left behind
-    List<String> lines = script("up.sh", name);
+    List<String> lines = script("up.sh", name, kwokctlFlags);
     String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
     if (!last.startsWith("kubeconfig: ")) {
       throw new IllegalStateException(
@@ -52,12 +56,16 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   /** Runs one of the scripts, its output kept under target/e2e; returns its lines. */
-  private static List<String> script(String script, String name) {
+  private static List<String> script(String script, String name, String... more) {
+    List<String> args = new ArrayList<>(List.of("--name", name));
+    if (more.length > 0) {
+      args.add("--");
+      args.addAll(List.of(more));
+    }
     return BuildScript.run(
             "control-plane/" + script,
             name + "-" + script.replace(".sh", "") + ".log",
-            "--name",
-            name)
+            args.toArray(String[]::new))
         .stream()
         .filter(l -> !l.startsWith("{\"time\""))
         .toList();
@@ -80,6 +88,21 @@ public final class ControlPlane implements AutoCloseable {
 
   public Path kubeconfig() {
     return kubeconfig;
+  }
+
+  /** The process id of {@code component} ({@code kube-apiserver}, {@code etcd}, ...). */
+  public long pid(String component) {
+    try {
+      return Long.parseLong(
+          Files.readString(kubeconfig.resolveSibling("pids").resolve(component + ".pid")).strip());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Where kube-apiserver writes its audit log, when started with an audit policy. */
+  public Path auditLog() {
+    return kubeconfig.resolveSibling("logs").resolve("audit.log");
   }
 
   /** A client with the cluster administrator's certificate. */

@@ -49,7 +49,7 @@ public final class Installation implements AutoCloseable {
   }
 
   /** Waits until the API server serves the five CRDs. */
-  static void crdsEstablished(Shell admin) {
+  public static void crdsEstablished(Shell admin) {
     admin
         .kubectl(
             "wait --for=condition=Established --timeout=60s"
