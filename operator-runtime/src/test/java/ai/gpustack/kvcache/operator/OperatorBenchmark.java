@@ -40,8 +40,8 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -49,21 +49,27 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,7 +179,7 @@ class OperatorBenchmark {
     Files.writeString(policy, AUDIT_POLICY);
     List<Map<Controller, Result>> rows = new ArrayList<>();
     for (int n : SIZES) {
-      Map<Controller, Result> row = new java.util.EnumMap<>(Controller.class);
+      Map<Controller, Result> row = new EnumMap<>(Controller.class);
       for (Controller who : Controller.values()) {
         row.put(who, run(who, n, yardstick, policy));
       }
@@ -544,62 +550,90 @@ class OperatorBenchmark {
    */
   static final class Audit {
     private final Path log;
-    private final String userAgent;
+    private final String quoted;
     private final ObjectMapper json = new ObjectMapper();
+    private final Set<Path> backups;
     private long offset;
 
-    Audit(Path log, String userAgent) {
+    Audit(Path log, String userAgent) throws IOException {
       this.log = log;
-      this.userAgent = userAgent;
-      this.offset = Files.exists(log) ? size(log) : 0;
+      this.quoted = "\"userAgent\":\"" + userAgent;
+      this.backups = new HashSet<>(backups());
+      this.offset = Files.exists(log) ? Files.size(log) : 0;
     }
 
+    /**
+     * Counts the events written since the last call. kube-apiserver rotates its audit log at 100 MB
+     * ({@code --audit-log-maxsize}, k8s.io/apiserver v0.36.3 pkg/server/options/audit.go:157) into
+     * {@code audit-<time>.log}: the first new backup goes on from where this reader was, any later
+     * one from its start.
+     */
     Map<String, Long> next() throws IOException, InterruptedException {
       Thread.sleep(1000); // the last requests' events are written once they complete
       Map<String, Long> counts = new TreeMap<>();
-      String quoted = "\"userAgent\":\"" + userAgent;
-      try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
-        long end = file.length();
-        byte[] bytes = new byte[Math.toIntExact(end - offset)];
-        file.seek(offset);
-        file.readFully(bytes);
-        int complete = bytes.length;
-        while (complete > 0 && bytes[complete - 1] != '\n') {
-          complete--; // an event still being written waits for the next phase
-        }
-        String text = new String(bytes, 0, complete, StandardCharsets.UTF_8);
-        offset += complete;
-        for (String line : text.split("\n")) {
-          if (!line.contains(quoted)) {
-            continue;
-          }
-          JsonNode event = json.readTree(line);
-          String verb = event.path("verb").asText();
-          String resource = event.path("objectRef").path("resource").asText();
-          if (verb.equals("watch") || resource.equals("leases")) {
-            continue;
-          }
-          String sub = event.path("objectRef").path("subresource").asText();
-          int code = event.path("responseStatus").path("code").asInt();
-          counts.merge(
-              verb
-                  + " "
-                  + resource
-                  + (sub.isEmpty() ? "" : "/" + sub)
-                  + (code >= 400 ? " (" + code + ")" : ""),
-              1L,
-              Long::sum);
-        }
+      List<Path> rotated = backups().stream().filter(b -> !backups.contains(b)).sorted().toList();
+      for (Path backup : rotated) {
+        read(backup, offset, counts);
+        offset = 0;
+        backups.add(backup);
       }
+      offset = read(log, offset, counts);
       return counts;
     }
 
-    private static long size(Path file) {
-      try {
-        return Files.size(file);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+    private List<Path> backups() throws IOException {
+      try (Stream<Path> files = Files.list(log.getParent())) {
+        return files.filter(f -> f.getFileName().toString().matches("audit-.+\\.log")).toList();
       }
+    }
+
+    /** Counts the complete lines of {@code file} from byte {@code from}; returns where they end. */
+    private long read(Path file, long from, Map<String, Long> counts) throws IOException {
+      long consumed = from;
+      try (FileChannel channel = FileChannel.open(file)) {
+        ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (long position = from; ; ) {
+          buffer.clear();
+          int n = channel.read(buffer, position);
+          if (n <= 0) {
+            return consumed; // an event still being written waits for the next phase
+          }
+          for (int i = 0; i < n; i++) {
+            byte b = buffer.get(i);
+            if (b != '\n') {
+              line.write(b);
+              continue;
+            }
+            count(line.toString(StandardCharsets.UTF_8), counts);
+            line.reset();
+            consumed = position + i + 1;
+          }
+          position += n;
+        }
+      }
+    }
+
+    private void count(String line, Map<String, Long> counts) throws IOException {
+      if (!line.contains(quoted)) {
+        return;
+      }
+      JsonNode event = json.readTree(line);
+      String verb = event.path("verb").asText();
+      String resource = event.path("objectRef").path("resource").asText();
+      if (verb.equals("watch") || resource.equals("leases")) {
+        return;
+      }
+      String sub = event.path("objectRef").path("subresource").asText();
+      int code = event.path("responseStatus").path("code").asInt();
+      counts.merge(
+          verb
+              + " "
+              + resource
+              + (sub.isEmpty() ? "" : "/" + sub)
+              + (code >= 400 ? " (" + code + ")" : ""),
+          1L,
+          Long::sum);
     }
   }
 
@@ -841,7 +875,7 @@ class OperatorBenchmark {
           new InformerEventSource<>(
               InformerEventSourceConfiguration.from(Setting.class, ModelDeployment.class)
                   .withName(SETTINGS)
-                  .withNamespaces(java.util.Set.of(Settings.NAMESPACE))
+                  .withNamespaces(Set.of(Settings.NAMESPACE))
                   .withSecondaryToPrimaryMapper(
                       s ->
                           context
