@@ -5,8 +5,8 @@
 # service account token controllers among its defaults), kube-scheduler, and KWOK with three GPU
 # nodes. Prints `kubeconfig: <path>` last, once every component is healthy and the nodes are Ready.
 #   tools/control-plane/up.sh [--name N] [-- KWOKCTL_FLAGS...]   (default name: kvcache)
-# Flags after -- go to `kwokctl create cluster` as they are: the operator benchmark adds
-# --kube-audit-policy and --disable-qps-limits.
+# Flags after -- go to `kwokctl create cluster` as they are: the operator benchmark adds its KWOK
+# stages (--config), --kube-audit-policy and --disable-qps-limits.
 set -euo pipefail
 name=kvcache
 more=()

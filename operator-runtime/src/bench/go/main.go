@@ -7,7 +7,7 @@
 //
 // usage: kvcache-go-controller -kubeconfig F -metrics ADDR -templates DIR -setting NS/NAME
 //
-//	-managed-by KEY=VALUE -ordinal-label KEY -flag --kv-cache-dtype [-workers N]
+//	-managed-by KEY=VALUE -ordinal-label KEY -flag --kv-cache-dtype -user-agent UA [-workers N]
 package main
 
 import (
@@ -193,21 +193,22 @@ func main() {
 	managedBy := flag.String("managed-by", "", "KEY=VALUE: the label of the Pods this controller watches")
 	ordinalLabel := flag.String("ordinal-label", "", "the label holding a Pod's ordinal")
 	dtypeFlag := flag.String("flag", "", "the argument whose presence marks a Pod rendered with the Setting on")
+	userAgent := flag.String("user-agent", "", "how the API server's audit log names this controller")
 	workers := flag.Int("workers", 50, "concurrent reconciles (the Java Operator SDK's default thread count)")
 	flag.Parse()
-	if err := run(*metrics, *templatesDir, *setting, *managedBy, *ordinalLabel, *dtypeFlag, *workers); err != nil {
+	if err := run(*metrics, *templatesDir, *setting, *managedBy, *ordinalLabel, *dtypeFlag, *userAgent, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "kvcache-go-controller:", err)
 		os.Exit(1)
 	}
 }
 
-func run(metrics, templatesDir, setting, managedBy, ordinalLabel, dtypeFlag string, workers int) error {
+func run(metrics, templatesDir, setting, managedBy, ordinalLabel, dtypeFlag, userAgent string, workers int) error {
 	// -kubeconfig is controller-runtime's own flag; its config leaves client-side rate limits off.
 	config, err := ctrl.GetConfig()
 	if err != nil {
 		return err
 	}
-	config.UserAgent = "go-yardstick"
+	config.UserAgent = userAgent
 	templates, err := readTemplates(templatesDir)
 	if err != nil {
 		return err

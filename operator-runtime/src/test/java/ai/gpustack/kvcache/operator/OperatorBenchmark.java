@@ -269,7 +269,9 @@ class OperatorBenchmark {
                 "--kube-audit-policy",
                 policy.toString(),
                 "--disable-qps-limits");
-        TerminatingPods terminating = new TerminatingPods(cluster.admin())) {
+        TerminatingPods terminating = new TerminatingPods(cluster.admin());
+        SharedIndexInformer<Pod> watched =
+            cluster.admin().pods().inNamespace(NAMESPACE).inform(terminating, 0)) {
       KubernetesClient client = cluster.admin();
       Shell admin = cluster.shell(dir.resolve("home"));
       admin
@@ -277,8 +279,6 @@ class OperatorBenchmark {
           .ok();
       Installation.crdsEstablished(admin);
       seed(client, deployments);
-      SharedIndexInformer<Pod> watched =
-          client.pods().inNamespace(NAMESPACE).inform(terminating, 0);
       int port = freePort();
       writePodTemplates(dir);
       Audit audit = new Audit(cluster.auditLog(), who.userAgent);
@@ -303,7 +303,6 @@ class OperatorBenchmark {
         System.out.printf(
             "heap after a full GC: %s, RSS %.0f MiB%n",
             heap.map(h -> "%.1f MiB".formatted(h)).orElse("(Go)"), rss);
-        watched.close();
         return new Result(who, deployments, coldStart, off, on, heap, rss);
       } finally {
         controller.destroy();
@@ -373,7 +372,9 @@ class OperatorBenchmark {
                   "-ordinal-label",
                   Keys.POD_ORDINAL,
                   "-flag",
-                  DTYPE_FLAG)
+                  DTYPE_FLAG,
+                  "-user-agent",
+                  who.userAgent)
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("go.log").toFile())
               .start();
@@ -434,7 +435,10 @@ class OperatorBenchmark {
             try {
               client.raw(url, "DELETE", options);
             } catch (KubernetesClientException e) {
-              // gone already, or another Pod by now: nothing of ours to remove
+              // 404: gone already; 409: another Pod by that name now, not ours to remove
+              if (e.getCode() != 404 && e.getCode() != 409) {
+                System.err.println("could not remove terminating Pod " + url + ": " + e);
+              }
             }
           });
     }
@@ -454,6 +458,14 @@ class OperatorBenchmark {
           .serverSideApply();
     }
     // up.sh's three nodes take 110 Pods each; KWOK keeps these Ready too.
+    Map<String, Quantity> room =
+        Map.of(
+            "cpu",
+            new Quantity("10000"),
+            "memory",
+            new Quantity("10000Gi"),
+            "pods",
+            new Quantity("2500"));
     for (int i = 0; i < 4; i++) {
       client
           .nodes()
@@ -466,17 +478,8 @@ class OperatorBenchmark {
                   .addToLabels("kubernetes.io/hostname", "kwok-bench-" + i)
                   .endMetadata()
                   .withNewStatus()
-                  .addToAllocatable(
-                      Map.of("cpu", new Quantity("10000"), "memory", new Quantity("10000Gi")))
-                  .addToAllocatable("pods", new Quantity("2500"))
-                  .addToCapacity(
-                      Map.of(
-                          "cpu",
-                          new Quantity("10000"),
-                          "memory",
-                          new Quantity("10000Gi"),
-                          "pods",
-                          new Quantity("2500")))
+                  .addToAllocatable(room)
+                  .addToCapacity(room)
                   .endStatus()
                   .build())
           .create();
