@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +43,16 @@ final class Cluster implements AutoCloseable {
   }
 
   KvCacheOperator startOperator(Optional<String> lease, Optional<InetSocketAddress> health) {
+    return startOperator(lease, health, Set.of());
+  }
+
+  /** An operator that reconciles and watches {@code namespaces} only (none: every namespace). */
+  KvCacheOperator startOperator(Set<String> namespaces) {
+    return startOperator(Optional.empty(), Optional.empty(), namespaces);
+  }
+
+  private KvCacheOperator startOperator(
+      Optional<String> lease, Optional<InetSocketAddress> health, Set<String> namespaces) {
     return KvCacheOperator.start(
         client(),
         EngineRegistry.load(),
@@ -54,7 +65,8 @@ final class Cluster implements AutoCloseable {
             Clock.systemUTC(),
             true,
             KvCacheOperator.LeaseLost.STOP_RECONCILING,
-            () -> true));
+            () -> true,
+            namespaces));
   }
 
   /** Creates every document of {@code yaml}; throws when admission refuses one. */

@@ -214,6 +214,47 @@ class OperatorIT {
   }
 
   @Test
+  void an_operator_scoped_to_two_namespaces_keeps_each_ones_replicas_and_rolls_both() {
+    cluster.operator.close();
+    cluster.operator = cluster.startOperator(Set.of("ns", "ns2"));
+    for (String ns : List.of("ns2", "ns3")) {
+      cluster.apply(
+          """
+          apiVersion: worker.gpustack.ai/v1
+          kind: KVCachePoolBinding
+          metadata: {name: chat, namespace: %1$s}
+          spec: {poolRef: {name: shared}, domain: {name: chat-%1$s, blockSize: 16, dtype: bfloat16}, quota: {ceiling: 1Ti}}
+          """
+              .formatted(ns));
+    }
+    String other = md("v", "vLLM", "chat", 2, "");
+    cluster.apply(
+        other
+            + "---\n"
+            + other.replace("namespace: ns}", "namespace: ns2}")
+            + "---\n"
+            + other.replace("namespace: ns}", "namespace: ns3}"));
+    for (String ns : List.of("ns", "ns2")) {
+      await(ns + " ready", () -> settled(cluster.md(ns, "v")));
+    }
+    // A new operator's caches start from lists of both namespaces' running replicas.
+    cluster.operator.close();
+    cluster.operator = cluster.startOperator(Set.of("ns", "ns2"));
+    cluster.setting(Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
+    for (String ns : List.of("ns", "ns2")) {
+      await(
+          ns + " rolled without the flag, two replicas and no more",
+          () ->
+              settled(cluster.md(ns, "v"))
+                  && cluster.pods(ns, "v").size() == 2
+                  && cluster.pods(ns, "v").stream()
+                      .allMatch(p -> !command(p).contains("--kv-cache-dtype") && Cluster.ready(p)));
+    }
+    assertThat(cluster.pods("ns3", "v")).as("a namespace the operator does not watch").isEmpty();
+    assertThat(cluster.md("ns3", "v").getStatus()).isNull();
+  }
+
+  @Test
   void scaling_adds_and_removes_the_highest_ordinals_and_leaves_survivors_alone() {
     cluster.apply(md("v", "vLLM", "chat", 3, ""));
     await("ready", () -> settled(cluster.md("ns", "v")));

@@ -1,7 +1,6 @@
 package ai.gpustack.kvcache.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Route;
@@ -11,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -33,9 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
  * map and answers a JSON Patch of the same size and shape as ours, built with the local {@code go}
  * and loaded by {@code wrk} (8 connections, keep-alive, TLS 1.3, one EC P-256 certificate for
  * both), in interleaved rounds alternating direction; medians of the rounds and CPU per review of
- * each server process. Skipped where {@code go} or {@code wrk} is not installed: {@code sudo
- * apt-get install -y golang-go wrk} (Debian), then {@code ./mvnw -B -Pbench verify -pl
- * webhook-runtime -am}. Numbers are printed, never asserted.
+ * each server process, with the machine's load average beside every round. Needs {@code go}; {@code
+ * wrk} comes from {@code tools/wrk/install.sh} (Debian's package, cached outside the work tree).
+ * Run with {@code ./mvnw -B -Pbench verify -pl webhook-runtime -am}. Numbers are printed, never
+ * asserted.
  */
 class GoWebhookBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,11 +47,18 @@ class GoWebhookBenchmark {
   private static final long CLOCK_TICKS = 100; // USER_HZ on Linux
 
   @TempDir Path dir;
+  Path wrkBinary;
 
   record Series(String name, String url, long pid) {}
 
+  /** One wrk run; {@code load} is the machine's 1-minute load average as it started. */
   record Round(
-      double perSecond, double p50Millis, double p99Millis, long errors, double cpuMicros) {
+      double perSecond,
+      double p50Millis,
+      double p99Millis,
+      long errors,
+      double cpuMicros,
+      double load) {
     @Override
     public String toString() {
       return String.format(
@@ -61,9 +69,9 @@ class GoWebhookBenchmark {
 
   @Test
   void injection_against_go() throws Exception {
-    assumeTrue(onPath("go"), "go is not installed: sudo apt-get install -y golang-go");
-    assumeTrue(onPath("wrk"), "wrk is not installed: sudo apt-get install -y wrk");
+    assertThat(onPath("go")).as("go is missing: this benchmark builds its Go webhook").isTrue();
     Path binary = buildGo();
+    wrkBinary = installedWrk();
 
     Admission admission =
         new Admission(EngineRegistry.load(), MemoryClusterView.of(WebhookServerTest.cluster()));
@@ -145,11 +153,42 @@ class GoWebhookBenchmark {
           "ratio injection/no-op: %.2f (rounds %s)%n",
           medianRatio(rounds.get(3), rounds.get(2)), range(rounds.get(3), rounds.get(2)));
       System.out.printf("ratio no-op/go no-op: %.2f%n", medianRatio(rounds.get(2), rounds.get(0)));
+      System.out.println("rounds (reviews/s, and the 1-minute load average as each started):");
+      for (int r = 0; r < ROUNDS; r++) {
+        StringBuilder line = new StringBuilder("  round " + (r + 1) + ":");
+        for (int k = 0; k < series.size(); k++) {
+          Round round = rounds.get(k).get(r);
+          line.append(
+              String.format(
+                  "  %s %.0f (load %.2f)", series.get(k).name(), round.perSecond(), round.load()));
+        }
+        System.out.println(line);
+      }
       long errors = rounds.stream().flatMap(List::stream).mapToLong(Round::errors).sum();
       assertThat(errors).as("non-2xx answers").isZero();
     } finally {
       go.destroy();
       go.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** wrk as tools/wrk/install.sh fetches it into the cache, or the script's own reason why not. */
+  private static Path installedWrk() {
+    try {
+      Process p =
+          new ProcessBuilder(Path.of("..", "tools", "wrk", "install.sh").toString())
+              .redirectErrorStream(true)
+              .start();
+      List<String> out =
+          new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+      assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+      assertThat(p.exitValue()).as("tools/wrk/install.sh: " + String.join("\n", out)).isZero();
+      return Path.of(out.get(out.size() - 1).substring("wrk: ".length()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 
@@ -177,10 +216,11 @@ class GoWebhookBenchmark {
 
   /** One wrk run against {@code s}; the server process's CPU time over it, per review. */
   private Round wrk(Path script, Series s, int seconds) throws Exception {
+    double load = Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
     long cpu = cpuNanos(s.pid());
     Process wrk =
         new ProcessBuilder(
-                "wrk",
+                wrkBinary.toString(),
                 "-t2",
                 "-c" + CONNECTIONS,
                 "-d" + seconds + "s",
@@ -201,7 +241,8 @@ class GoWebhookBenchmark {
         Long.parseLong(m.group(3)) / 1e3,
         Long.parseLong(m.group(4)) / 1e3,
         Long.parseLong(m.group(5)),
-        used / 1e3 / requests);
+        used / 1e3 / requests,
+        load);
   }
 
   /** CPU time (user + system) of process {@code pid}, from /proc. */

@@ -86,14 +86,12 @@ public final class CacheView implements ClusterView {
         .in(namespace);
   }
 
-  /** The injected Pods of {@code namespace}, from the controller's injected-pods source. */
+  /** The injected Pods of {@code namespace}, from the controller's injected-pods sources. */
   @Override
-  @SuppressWarnings("unchecked")
   public List<Pod> injectedPods(String namespace) {
-    return ((ManagedInformerEventSource<Pod, ?, ?>)
-            context.eventSourceRetriever().getEventSourceFor(Pod.class, Informers.INJECTED_PODS))
-        .list(namespace, p -> true)
-        .toList();
+    return Informers.pods(context, Informers.INJECTED_PODS, namespace)
+        .map(s -> s.list(namespace, p -> true).toList())
+        .orElse(List.of());
   }
 
   @Override

@@ -5,15 +5,22 @@ import ai.gpustack.kvcache.resources.Keys;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.CustomResource;
+import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.SecondaryToPrimaryMapper;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -63,21 +70,74 @@ public final class Informers {
   public static final String INJECTED_PODS = "injected-pods";
 
   /**
-   * Pods labelled for injection, in every namespace, waking the primaries {@code mapper} names on
-   * the changes {@code relevant} lets through.
+   * Pods labelled for injection, waking the primaries {@code mapper} names on the changes {@code
+   * relevant} lets through; read with {@link #pods(Context, String, String)}.
    */
-  public static <P extends HasMetadata> EventSource<Pod, P> injectedPods(
+  public static <P extends HasMetadata> List<EventSource<Pod, P>> injectedPods(
       EventSourceContext<P> context,
       SecondaryToPrimaryMapper<Pod> mapper,
       OnUpdateFilter<Pod> relevant) {
-    return new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(Pod.class, context.getPrimaryResourceClass())
-            .withName(INJECTED_PODS)
-            .withLabelSelector(Keys.INJECT + "=true")
-            .withSecondaryToPrimaryMapper(mapper)
-            .withOnUpdateFilter(relevant)
-            .build(),
-        context);
+    return pods(
+        INJECTED_PODS,
+        context,
+        config ->
+            config
+                .withLabelSelector(Keys.INJECT + "=true")
+                .withSecondaryToPrimaryMapper(mapper)
+                .withOnUpdateFilter(relevant));
+  }
+
+  /**
+   * Pods as {@code configure} selects them, in the namespaces the controller watches, cached as
+   * {@link CachedPod} keeps them. One source per watched namespace (one for all when it watches
+   * all), each with a store of its own: JOSDK hands an event source's one configured store to the
+   * informer of every namespace, and an informer's relist drops from its store whatever it did not
+   * list, so a shared store would lose the other namespaces' Pods.
+   */
+  public static <P extends HasMetadata> List<EventSource<Pod, P>> pods(
+      String name,
+      EventSourceContext<P> context,
+      UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> configure) {
+    Set<String> watched = context.getControllerConfiguration().getEffectiveNamespaces();
+    Stream<Optional<String>> scopes =
+        InformerConfiguration.allNamespacesWatched(watched)
+            ? Stream.of(Optional.empty())
+            : watched.stream().sorted().map(Optional::of);
+    return scopes
+        .<EventSource<Pod, P>>map(
+            scope -> {
+              InformerEventSourceConfiguration.Builder<Pod> config =
+                  configure.apply(
+                      InformerEventSourceConfiguration.from(
+                              Pod.class, context.getPrimaryResourceClass())
+                          .withName(sourceName(name, scope))
+                          .withItemStore(new TransformingItemStore<>(CachedPod::of)));
+              scope.ifPresentOrElse(config::withNamespaces, config::withWatchAllNamespaces);
+              return new InformerEventSource<>(config.build(), context);
+            })
+        .toList();
+  }
+
+  /** The source {@link #pods} named {@code name} made for {@code namespace}'s Pods, if watched. */
+  @SuppressWarnings("unchecked")
+  public static <P extends HasMetadata> Optional<InformerEventSource<Pod, P>> pods(
+      Context<P> context, String name, String namespace) {
+    Set<String> watched = context.getControllerConfiguration().getEffectiveNamespaces();
+    Optional<String> scope;
+    if (InformerConfiguration.allNamespacesWatched(watched)) {
+      scope = Optional.empty();
+    } else if (watched.contains(namespace)) {
+      scope = Optional.of(namespace);
+    } else {
+      return Optional.empty();
+    }
+    return Optional.of(
+        (InformerEventSource<Pod, P>)
+            context.eventSourceRetriever().getEventSourceFor(Pod.class, sourceName(name, scope)));
+  }
+
+  private static String sourceName(String name, Optional<String> namespace) {
+    return namespace.map(ns -> name + "@" + ns).orElse(name);
   }
 
   /** Settings, in the system namespace: every change wakes every primary. */

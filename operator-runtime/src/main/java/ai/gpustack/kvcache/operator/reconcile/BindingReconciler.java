@@ -82,32 +82,37 @@ public final class BindingReconciler
   @Override
   public List<EventSource<?, KVCachePoolBinding>> prepareEventSources(
       EventSourceContext<KVCachePoolBinding> context) {
-    EventSource<Pod, KVCachePoolBinding> injected =
-        Informers.injectedPods(
-            context,
-            p ->
-                Pods.annotation(p, Keys.BINDING)
-                    .map(b -> Set.of(new ResourceID(b, p.getMetadata().getNamespace())))
-                    .orElse(Set.of()),
-            (after, before) -> true);
-    return List.of(
-        injected,
-        Informers.watch(
-            KVCachePool.class,
-            context,
-            p ->
-                context
-                    .getPrimaryCache()
-                    .list()
-                    .filter(
-                        b ->
-                            b.getSpec() != null
-                                && b.getSpec().poolRef().name().equals(p.getMetadata().getName()))),
-        // Read, never woken by, when an injected Pod's report is resolved: the Settings in force
-        // and the backend (the store endpoint); the domain's deployments (its formats) come from
-        // the ModelDeployment controller's cache.
-        Informers.everything(Setting.class, context),
-        Informers.watch(KVCacheBackend.class, context, b -> Stream.empty(), (a, b) -> false));
+    List<EventSource<?, KVCachePoolBinding>> sources =
+        new ArrayList<>(
+            Informers.injectedPods(
+                context,
+                p ->
+                    Pods.annotation(p, Keys.BINDING)
+                        .map(b -> Set.of(new ResourceID(b, p.getMetadata().getNamespace())))
+                        .orElse(Set.of()),
+                (after, before) -> true));
+    sources.addAll(
+        List.of(
+            Informers.watch(
+                KVCachePool.class,
+                context,
+                p ->
+                    context
+                        .getPrimaryCache()
+                        .list()
+                        .filter(
+                            b ->
+                                b.getSpec() != null
+                                    && b.getSpec()
+                                        .poolRef()
+                                        .name()
+                                        .equals(p.getMetadata().getName()))),
+            // Read, never woken by, when an injected Pod's report is resolved: the Settings in
+            // force and the backend (the store endpoint); the domain's deployments (its formats)
+            // come from the ModelDeployment controller's cache.
+            Informers.everything(Setting.class, context),
+            Informers.watch(KVCacheBackend.class, context, b -> Stream.empty(), (a, b) -> false)));
+    return sources;
   }
 
   @Override

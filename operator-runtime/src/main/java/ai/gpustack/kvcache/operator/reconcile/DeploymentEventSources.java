@@ -10,11 +10,10 @@ import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,53 +33,56 @@ final class DeploymentEventSources {
 
   /** The event sources of the reconciler. */
   static List<EventSource<?, ModelDeployment>> of(EventSourceContext<ModelDeployment> context) {
-    return List.of(
-        replicas(context),
-        // Injected Pods share the domain's one-format rule; their arrival or departure can
-        // change which attachment is the domain's earliest.
-        Informers.injectedPods(context, p -> namingBindingOf(context, p), (after, before) -> false),
-        Informers.watch(
-            KVCachePoolBinding.class,
-            context,
-            b ->
-                context
-                    .getPrimaryCache()
-                    .list(b.getMetadata().getNamespace())
-                    .filter(md -> md.attachesThrough(b.getMetadata().getName())),
-            (after, before) ->
-                Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
-        Informers.watch(
-            KVCachePool.class,
-            context,
-            p -> attached(context),
-            (after, before) ->
-                Informers.specOrDeletion(before, after)
-                    || !Objects.equals(clientEndpoint(before), clientEndpoint(after))),
-        Informers.watch(
-            KVCacheBackend.class, context, b -> attached(context), Informers::specOrDeletion),
-        Informers.everything(Setting.class, context));
+    List<EventSource<?, ModelDeployment>> sources = new ArrayList<>(replicas(context));
+    // Injected Pods share the domain's one-format rule; their arrival or departure can change
+    // which attachment is the domain's earliest.
+    sources.addAll(
+        Informers.injectedPods(
+            context, p -> namingBindingOf(context, p), (after, before) -> false));
+    sources.addAll(
+        List.of(
+            Informers.watch(
+                KVCachePoolBinding.class,
+                context,
+                b ->
+                    context
+                        .getPrimaryCache()
+                        .list(b.getMetadata().getNamespace())
+                        .filter(md -> md.attachesThrough(b.getMetadata().getName())),
+                (after, before) ->
+                    Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
+            Informers.watch(
+                KVCachePool.class,
+                context,
+                p -> attached(context),
+                (after, before) ->
+                    Informers.specOrDeletion(before, after)
+                        || !Objects.equals(clientEndpoint(before), clientEndpoint(after))),
+            Informers.watch(
+                KVCacheBackend.class, context, b -> attached(context), Informers::specOrDeletion),
+            Informers.everything(Setting.class, context)));
+    return sources;
   }
 
   /**
-   * A replica wakes its deployment when it turns Ready or un-Ready, starts terminating, or goes
-   * away (a replaced one's successor is created then); not for its own creation or the kubelet's
-   * other status writes, which change nothing the reconcile decides on.
+   * A replica wakes its deployment when it turns Ready or un-Ready while not terminating, or goes
+   * away (a replaced one's successor is created then); not for its own creation, its start of
+   * terminating (nothing can be done until it is gone: the replacement takes its name) or the
+   * kubelet's other status writes, which change nothing the reconcile decides on.
    */
-  private static InformerEventSource<Pod, ModelDeployment> replicas(
+  private static List<EventSource<Pod, ModelDeployment>> replicas(
       EventSourceContext<ModelDeployment> context) {
-    return new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(Pod.class, ModelDeployment.class)
-            .withName(REPLICAS)
-            .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
-            .withOnAddFilter(p -> false)
-            .withOnUpdateFilter(
-                (after, before) ->
-                    Pods.ready(after) != Pods.ready(before)
-                        || !Objects.equals(
-                            after.getMetadata().getDeletionTimestamp(),
-                            before.getMetadata().getDeletionTimestamp()))
-            .build(),
-        context);
+    return Informers.pods(
+        REPLICAS,
+        context,
+        config ->
+            config
+                .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
+                .withOnAddFilter(p -> false)
+                .withOnUpdateFilter(
+                    (after, before) ->
+                        after.getMetadata().getDeletionTimestamp() == null
+                            && Pods.ready(after) != Pods.ready(before)));
   }
 
   /** The deployments in an injected Pod's namespace attached through the Binding it names. */

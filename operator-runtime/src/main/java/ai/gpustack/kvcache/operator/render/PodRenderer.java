@@ -69,6 +69,23 @@ public final class PodRenderer {
       Optional<String> version,
       Optional<AttachmentRequest> request,
       PodSecurity security) {
+    PodInputs withOrdinal(int other) {
+      return new PodInputs(
+          apiVersion,
+          kind,
+          namespace,
+          name,
+          uid,
+          model,
+          role,
+          index,
+          other,
+          engine,
+          version,
+          request,
+          security);
+    }
+
     /** The key of the replica these render, for {@link #lastRendered}. */
     String replica() {
       return uid + "/" + index + "/" + ordinal;
@@ -147,6 +164,12 @@ public final class PodRenderer {
       return last.pod();
     }
     Pod pod = pod(inputs);
+    // A role's replicas differ in name and labels only: they keep one copy of the spec between
+    // them, a quarter of the memory at 4 replicas. Nothing changes a rendered Pod.
+    Rendered first = lastRendered.get(inputs.withOrdinal(0).replica());
+    if (inputs.ordinal() > 0 && first != null && first.pod().getSpec().equals(pod.getSpec())) {
+      pod.setSpec(first.pod().getSpec());
+    }
     lastRendered.put(inputs.replica(), new Rendered(inputs, pod));
     return pod;
   }

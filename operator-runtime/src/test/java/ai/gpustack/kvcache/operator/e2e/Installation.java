@@ -59,6 +59,11 @@ public final class Installation implements AutoCloseable {
         .ok();
   }
 
+  /** The operator installed on {@code cluster}, a cluster of the caller's own. */
+  public static Installation on(ControlPlane cluster) {
+    return new Installation(cluster);
+  }
+
   /** The run's installation, made on first use. */
   public static Installation shared(ExtensionContext context) {
     ControlPlane cluster = ControlPlane.shared(context);
