@@ -8,6 +8,7 @@ import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.operator.certs.WebhookCertificate;
 import ai.gpustack.kvcache.operator.e2e.ControlPlane;
 import ai.gpustack.kvcache.operator.e2e.Installation;
+import ai.gpustack.kvcache.operator.e2e.OperatorProcess;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
@@ -30,12 +31,14 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,7 +66,14 @@ class AdmissionBenchmark {
 
   /** One series' round: the API server's histogram deltas, and what the clients saw. */
   record Round(
-      double creates, double seconds, Histogram webhook, List<Double> roundTrips, double load) {
+      double creates,
+      double seconds,
+      Histogram webhook,
+      Optional<Histogram> handler,
+      List<Double> roundTrips,
+      double load,
+      long accepted,
+      double cpuSeconds) {
     double perSecond() {
       return creates / seconds;
     }
@@ -120,14 +130,28 @@ class AdmissionBenchmark {
         Files.writeString(kubectl.home().resolve("go-webhook.yaml"), goRegistration(goPort, cert));
         kubectl.kubectl("apply -f go-webhook.yaml").ok();
         List<String> series = List.of(OURS, GO);
+        Map<String, Optional<OperatorProcess>> handlers =
+            Map.of(OURS, Optional.of(installed.operator()), GO, Optional.empty());
+        Map<String, Long> pids = Map.of(OURS, installed.operator().pid(), GO, go.pid());
         for (String s : series) {
-          round(admin, kubectl, s, 100); // warm-up: connections, JIT, the API server's caches
+          // warm-up: connections, JIT, the API server's caches
+          round(admin, kubectl, s, pids.get(s), handlers.get(s), 100);
         }
         List<List<Round>> rounds = new ArrayList<>(List.of(new ArrayList<>(), new ArrayList<>()));
         for (int r = 0; r < ROUNDS; r++) {
           for (int k = 0; k < series.size(); k++) {
             int s = r % 2 == 0 ? k : series.size() - 1 - k;
-            rounds.get(s).add(round(admin, kubectl, series.get(s), CREATES_PER_ROUND));
+            String name = series.get(s);
+            rounds
+                .get(s)
+                .add(
+                    round(
+                        admin,
+                        kubectl,
+                        name,
+                        pids.get(name),
+                        handlers.get(name),
+                        CREATES_PER_ROUND));
           }
         }
         report(series, rounds);
@@ -138,11 +162,23 @@ class AdmissionBenchmark {
     }
   }
 
-  /** {@code creates} Pods selected by {@code webhook}, from {@link #CLIENTS} clients at once. */
-  static Round round(KubernetesClient admin, Shell kubectl, String webhook, int creates)
+  /**
+   * {@code creates} Pods selected by {@code webhook}, from {@link #CLIENTS} clients at once: the
+   * CPU of the process serving it ({@code pid}), and with {@code operator}, its handler's own time.
+   */
+  static Round round(
+      KubernetesClient admin,
+      Shell kubectl,
+      String webhook,
+      long pid,
+      Optional<OperatorProcess> operator,
+      int creates)
       throws Exception {
     double load = Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
     Histogram before = Histogram.scrape(kubectl, webhook);
+    Optional<Histogram> handlerBefore = operator.map(Histogram::handler);
+    long acceptedBefore = passiveOpens();
+    long cpuBefore = OperatorBenchmark.cpuNanos(pid);
     AtomicInteger next = new AtomicInteger();
     ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
     long start = System.nanoTime();
@@ -171,8 +207,25 @@ class AdmissionBenchmark {
     clients.shutdown();
     Histogram webhookTime = Histogram.scrape(kubectl, webhook).minus(before);
     assertThat(webhookTime.count()).as("admission calls of " + webhook).isEqualTo(creates);
+    Optional<Histogram> handlerTime =
+        operator.map(o -> Histogram.handler(o).minus(handlerBefore.orElseThrow()));
+    long accepted = passiveOpens() - acceptedBefore;
+    double cpu = (OperatorBenchmark.cpuNanos(pid) - cpuBefore) / 1e9;
     admin.pods().inNamespace(NS).withGracePeriod(0).delete();
-    return new Round(creates, seconds, webhookTime, roundTrips, load);
+    return new Round(creates, seconds, webhookTime, handlerTime, roundTrips, load, accepted, cpu);
+  }
+
+  /**
+   * TCP connections this machine has accepted (/proc/net/snmp's PassiveOpens): the API server's new
+   * connections to a webhook show here, each one a TLS handshake.
+   */
+  static long passiveOpens() throws IOException {
+    List<String> tcp =
+        Files.readAllLines(Path.of("/proc/net/snmp")).stream()
+            .filter(l -> l.startsWith("Tcp:"))
+            .toList();
+    List<String> names = List.of(tcp.get(0).split(" "));
+    return Long.parseLong(tcp.get(1).split(" ")[names.indexOf("PassiveOpens")]);
   }
 
   /** An opted-in vLLM Pod, labelled for {@code webhook}, bound to no node (nothing runs it). */
@@ -278,16 +331,34 @@ class AdmissionBenchmark {
           creates / seconds,
           quantile(trips, 0.5),
           quantile(trips, 0.99));
+      System.out.printf(
+          "%-45s CPU of its process %.2f ms per create%n",
+          "", rs.stream().mapToDouble(Round::cpuSeconds).sum() * 1e3 / creates);
+      rs.stream()
+          .flatMap(r -> r.handler().stream())
+          .reduce(Histogram::plus)
+          .ifPresent(
+              own ->
+                  System.out.printf(
+                      "%-45s its own handler time p50 %.2f ms, p99 %.2f ms, mean %.3f ms (its"
+                          + " /metrics: body read to answer, no TLS or wire)%n",
+                      "", own.quantile(0.5) * 1e3, own.quantile(0.99) * 1e3, own.mean() * 1e3));
     }
-    System.out.println("rounds (creates/s, and the 1-minute load average as each started):");
+    System.out.println(
+        "rounds (creates/s, the 1-minute load average as each started, TCP connections the machine"
+            + " accepted during it, CPU of the webhook's process per create):");
     for (int r = 0; r < ROUNDS; r++) {
       StringBuilder line = new StringBuilder("  round " + (r + 1) + ":");
       for (int s = 0; s < series.size(); s++) {
         Round round = rounds.get(s).get(r);
         line.append(
             String.format(
-                "  %s %.0f/s (load %.2f)",
-                s == 0 ? "ours" : "go", round.perSecond(), round.load()));
+                "  %s %.0f/s (load %.2f, %d accepted, %.2f ms CPU)",
+                s == 0 ? "ours" : "go",
+                round.perSecond(),
+                round.load(),
+                round.accepted(),
+                round.cpuSeconds() * 1e3 / round.creates()));
       }
       System.out.println(line);
     }
@@ -309,26 +380,45 @@ class AdmissionBenchmark {
     static final String METRIC = "apiserver_admission_webhook_admission_duration_seconds";
 
     static Histogram scrape(Shell kubectl, String webhook) {
+      String selector = "name=\"" + webhook + "\"";
+      return parse(
+          kubectl.kubectl("get --raw /metrics").ok().out(),
+          METRIC,
+          line -> line.contains(selector) && line.contains("type=\"admit\""));
+    }
+
+    /**
+     * Our handler's own time, from the operator's {@code kvcache_admission_duration_seconds}: the
+     * review from its last byte read to its answer, without TLS, the wire or the API server.
+     */
+    static Histogram handler(OperatorProcess operator) {
+      return parse(
+          operator.metrics(),
+          "kvcache_admission_duration_seconds",
+          line -> line.contains("handler=\"pod_injection\""));
+    }
+
+    /**
+     * The histogram {@code metric} in Prometheus text, summed over the lines {@code keep} takes.
+     */
+    static Histogram parse(String text, String metric, Predicate<String> keep) {
       TreeMap<Double, Double> buckets = new TreeMap<>();
       double sum = 0;
       double count = 0;
-      String selector = "name=\"" + webhook + "\"";
-      for (String line : kubectl.kubectl("get --raw /metrics").ok().out().lines().toList()) {
-        if (!line.startsWith(METRIC)
-            || !line.contains(selector)
-            || !line.contains("type=\"admit\"")) {
+      for (String line : text.lines().toList()) {
+        if (!line.startsWith(metric) || !keep.test(line)) {
           continue;
         }
         double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        if (line.startsWith(METRIC + "_bucket")) {
+        if (line.startsWith(metric + "_bucket")) {
           String le = line.replaceAll(".*le=\"([^\"]+)\".*", "$1");
           buckets.merge(
               le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le),
               value,
               Double::sum);
-        } else if (line.startsWith(METRIC + "_sum")) {
+        } else if (line.startsWith(metric + "_sum")) {
           sum += value;
-        } else if (line.startsWith(METRIC + "_count")) {
+        } else if (line.startsWith(metric + "_count")) {
           count += value;
         }
       }

@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.operator.informers;
 
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.Pods;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -16,6 +17,7 @@ import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -69,9 +71,12 @@ public final class Informers {
   /** The name of the Pods-asking-for-injection source, apart from a controller's own Pods. */
   public static final String INJECTED_PODS = "injected-pods";
 
+  private static final String BY_OWNER = "owner";
+
   /**
    * Pods labelled for injection, waking the primaries {@code mapper} names on the changes {@code
-   * relevant} lets through; read with {@link #pods(Context, String, String)}.
+   * relevant} lets through; read with {@link #owned} (by the Binding they name) or {@link
+   * #pods(Context, String, String)}.
    */
   public static <P extends HasMetadata> List<EventSource<Pod, P>> injectedPods(
       EventSourceContext<P> context,
@@ -80,6 +85,7 @@ public final class Informers {
     return pods(
         INJECTED_PODS,
         context,
+        p -> Pods.annotation(p, Keys.BINDING),
         config ->
             config
                 .withLabelSelector(Keys.INJECT + "=true")
@@ -92,11 +98,13 @@ public final class Informers {
    * {@link CachedPod} keeps them. One source per watched namespace (one for all when it watches
    * all), each with a store of its own: JOSDK hands an event source's one configured store to the
    * informer of every namespace, and an informer's relist drops from its store whatever it did not
-   * list, so a shared store would lose the other namespaces' Pods.
+   * list, so a shared store would lose the other namespaces' Pods. Each is indexed by {@code
+   * owner}, the name of what a Pod belongs to, for {@link #owned}.
    */
   public static <P extends HasMetadata> List<EventSource<Pod, P>> pods(
       String name,
       EventSourceContext<P> context,
+      Function<Pod, Optional<String>> owner,
       UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> configure) {
     Set<String> watched = context.getControllerConfiguration().getEffectiveNamespaces();
     Stream<Optional<String>> scopes =
@@ -113,7 +121,15 @@ public final class Informers {
                           .withName(sourceName(name, scope))
                           .withItemStore(new TransformingItemStore<>(CachedPod::of)));
               scope.ifPresentOrElse(config::withNamespaces, config::withWatchAllNamespaces);
-              return new InformerEventSource<>(config.build(), context);
+              InformerEventSource<Pod, P> source =
+                  new InformerEventSource<>(config.build(), context);
+              source.addIndexers(
+                  Map.of(
+                      BY_OWNER,
+                      p ->
+                          owner.apply(p).map(o -> p.getMetadata().getNamespace() + "/" + o).stream()
+                              .toList()));
+              return source;
             })
         .toList();
   }
@@ -134,6 +150,18 @@ public final class Informers {
     return Optional.of(
         (InformerEventSource<Pod, P>)
             context.eventSourceRetriever().getEventSourceFor(Pod.class, sourceName(name, scope)));
+  }
+
+  /**
+   * The Pods of source {@code name} in {@code namespace} that belong to {@code owner}, from its
+   * index: {@code getSecondaryResources} gathers Pods into a set, hashing each whole Pod, and a
+   * scan of the namespace costs every Pod in it, on every reconcile.
+   */
+  public static <P extends HasMetadata> List<Pod> owned(
+      Context<P> context, String name, String namespace, String owner) {
+    return pods(context, name, namespace)
+        .map(s -> s.byIndex(BY_OWNER, namespace + "/" + owner))
+        .orElse(List.of());
   }
 
   private static String sourceName(String name, Optional<String> namespace) {

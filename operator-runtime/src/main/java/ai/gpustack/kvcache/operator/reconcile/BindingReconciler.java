@@ -143,7 +143,8 @@ public final class BindingReconciler
               + pool.get().getStatus().clientEndpoint().get();
     }
     wanted.add(exclusive(binding, context, pool));
-    wanted.add(audit(binding, context));
+    List<Pod> optedIn = optedIn(binding, context);
+    wanted.add(audit(binding, optedIn));
     KVCachePoolBindingStatus next =
         current
             .withPhase(phase)
@@ -153,7 +154,7 @@ public final class BindingReconciler
       StatusWriter.write(context.getClient(), binding, binding.getStatus(), next, WORKLOADS_OWN);
     }
     Optional<Duration> reading =
-        observations.flatMap(o -> observeInjected(o, binding, context, view));
+        observations.flatMap(o -> observeInjected(o, binding, optedIn, view));
     UpdateControl<KVCachePoolBinding> control = UpdateControl.noUpdate();
     return reading.map(control::rescheduleAfter).orElse(control);
   }
@@ -164,12 +165,9 @@ public final class BindingReconciler
    * under way or due.
    */
   private Optional<Duration> observeInjected(
-      ReplicaObservations o,
-      KVCachePoolBinding binding,
-      Context<KVCachePoolBinding> context,
-      CacheView view) {
+      ReplicaObservations o, KVCachePoolBinding binding, List<Pod> optedIn, CacheView view) {
     List<Pod> ready =
-        pods(binding, context).stream()
+        optedIn.stream()
             .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
             .filter(Pods::ready)
             .toList();
@@ -272,9 +270,9 @@ public final class BindingReconciler
    * Pods opted into injection through this Binding but carrying no record: the webhook never saw
    * them.
    */
-  private Condition audit(KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
+  private Condition audit(KVCachePoolBinding binding, List<Pod> optedIn) {
     List<Pod> missed =
-        pods(binding, context).stream()
+        optedIn.stream()
             .filter(
                 p ->
                     p.getMetadata().getAnnotations() == null
@@ -307,27 +305,21 @@ public final class BindingReconciler
         "opted in but not injected (the webhook was down or unregistered): " + names);
   }
 
-  private static List<Pod> pods(KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
-    return context.getSecondaryResources(Pod.class).stream()
-        .filter(
-            p ->
-                Objects.equals(
-                    p.getMetadata().getNamespace(), binding.getMetadata().getNamespace()))
-        .filter(
-            p ->
-                p.getMetadata().getAnnotations() != null
-                    && binding
-                        .getMetadata()
-                        .getName()
-                        .equals(p.getMetadata().getAnnotations().get(Keys.BINDING)))
-        .toList();
+  /** The Pods opted into injection through {@code binding}. */
+  private static List<Pod> optedIn(
+      KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
+    return Informers.owned(
+        context,
+        Informers.INJECTED_PODS,
+        binding.getMetadata().getNamespace(),
+        binding.getMetadata().getName());
   }
 
   @Override
   public DeleteControl cleanup(KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
     List<String> holders = new ArrayList<>();
     status(binding).usedBy().stream().map(WorkloadRef::display).forEach(holders::add);
-    pods(binding, context).stream()
+    optedIn(binding, context).stream()
         .filter(p -> p.getMetadata().getAnnotations().containsKey(Keys.INJECTED))
         .map(p -> "Pod/" + p.getMetadata().getName())
         .forEach(holders::add);

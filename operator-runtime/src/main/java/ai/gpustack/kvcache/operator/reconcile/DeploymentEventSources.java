@@ -9,6 +9,8 @@ import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -75,6 +77,7 @@ final class DeploymentEventSources {
     return Informers.pods(
         REPLICAS,
         context,
+        DeploymentEventSources::deploymentOf,
         config ->
             config
                 .withLabelSelector(Keys.MANAGED_BY + "=" + PodRenderer.MANAGER)
@@ -83,6 +86,23 @@ final class DeploymentEventSources {
                     (after, before) ->
                         after.getMetadata().getDeletionTimestamp() == null
                             && Pods.ready(after) != Pods.ready(before)));
+  }
+
+  /**
+   * The ModelDeployment a replica belongs to: its controlling owner, when the instance label names
+   * the same one.
+   */
+  private static Optional<String> deploymentOf(Pod pod) {
+    String instance =
+        Optional.ofNullable(pod.getMetadata().getLabels())
+            .map(l -> l.get(Keys.INSTANCE))
+            .orElse(null);
+    return Optional.ofNullable(pod.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
+        .filter(r -> Boolean.TRUE.equals(r.getController()))
+        .filter(r -> HasMetadata.getKind(ModelDeployment.class).equals(r.getKind()))
+        .map(OwnerReference::getName)
+        .filter(name -> name.equals(instance))
+        .findFirst();
   }
 
   /** The deployments in an injected Pod's namespace attached through the Binding it names. */

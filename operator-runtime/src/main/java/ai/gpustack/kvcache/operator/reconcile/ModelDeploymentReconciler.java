@@ -40,7 +40,6 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -394,15 +393,11 @@ public final class ModelDeploymentReconciler
 
   /** {@code md}'s replicas in the informer cache. */
   private static List<Pod> replicas(ModelDeployment md, Context<ModelDeployment> context) {
-    return Informers.pods(context, DeploymentEventSources.REPLICAS, md.getMetadata().getNamespace())
-        .map(s -> s.getSecondaryResources(md))
-        .orElse(Set.of())
-        .stream()
-        .filter(
-            p -> md.getMetadata().getName().equals(p.getMetadata().getLabels().get(Keys.INSTANCE)))
-        .filter(
-            p -> Objects.equals(md.getMetadata().getNamespace(), p.getMetadata().getNamespace()))
-        .toList();
+    return Informers.owned(
+        context,
+        DeploymentEventSources.REPLICAS,
+        md.getMetadata().getNamespace(),
+        md.getMetadata().getName());
   }
 
   private CompletableFuture<Observation> observer(Pod pod, ModelDeployment md, CacheView view) {

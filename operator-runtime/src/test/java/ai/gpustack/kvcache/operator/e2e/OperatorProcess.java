@@ -100,6 +100,28 @@ public final class OperatorProcess implements AutoCloseable {
     throw new IllegalStateException("kvcache run was not ready in " + patience + ": " + tail());
   }
 
+  public long pid() {
+    return process.pid();
+  }
+
+  /** What its management port's {@code /metrics} serves now. */
+  public String metrics() {
+    try {
+      return HttpClient.newHttpClient()
+          .send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/metrics"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Its log so far. */
   public String log() {
     try {
