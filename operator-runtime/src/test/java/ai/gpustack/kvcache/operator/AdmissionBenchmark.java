@@ -393,7 +393,7 @@ class AdmissionBenchmark {
      */
     static Histogram handler(OperatorProcess operator) {
       return parse(
-          operator.metrics(),
+          OperatorBenchmark.scrape(operator.healthPort()),
           "kvcache_admission_duration_seconds",
           line -> line.contains("handler=\"pod_injection\""));
     }

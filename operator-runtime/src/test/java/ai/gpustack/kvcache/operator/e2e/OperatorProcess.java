@@ -104,22 +104,9 @@ public final class OperatorProcess implements AutoCloseable {
     return process.pid();
   }
 
-  /** What its management port's {@code /metrics} serves now. */
-  public String metrics() {
-    try {
-      return HttpClient.newHttpClient()
-          .send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/metrics"))
-                  .timeout(Duration.ofSeconds(10))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString())
-          .body();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+  /** Its management port, serving {@code /healthz}, {@code /readyz} and {@code /metrics}. */
+  public int healthPort() {
+    return healthPort;
   }
 
   /** Its log so far. */
