@@ -5,6 +5,7 @@ import ai.gpustack.kvcache.observe.DtypeObserver;
 import ai.gpustack.kvcache.observe.FairFetcher;
 import ai.gpustack.kvcache.observe.PodProxyFetcher;
 import ai.gpustack.kvcache.operator.informers.DeploymentCache;
+import ai.gpustack.kvcache.operator.informers.Informers;
 import ai.gpustack.kvcache.operator.informers.ValueSpecCloner;
 import ai.gpustack.kvcache.operator.reconcile.BackendReconciler;
 import ai.gpustack.kvcache.operator.reconcile.BindingReconciler;
@@ -298,11 +299,19 @@ public final class KvCacheOperator implements AutoCloseable {
                     registry));
   }
 
-  /** Registers {@code reconciler} for {@code namespaces}, or every namespace when none is named. */
+  /**
+   * Registers {@code reconciler} for {@code namespaces}, or every namespace when none is named. An
+   * all-namespace controller caches its primaries without managedFields ({@link
+   * Informers#withoutManagedFields}); a scoped one keeps JOSDK's store, since JOSDK hands one
+   * configured store to every namespace's informer and a relist of one would drop the others'.
+   */
   private static <P extends HasMetadata> void scoped(
       Operator operator, Reconciler<P> reconciler, Set<String> namespaces) {
     if (namespaces.isEmpty()) {
-      operator.register(reconciler);
+      operator.register(
+          reconciler,
+          (ControllerConfigurationOverrider<P> o) ->
+              o.withItemStore(Informers.withoutManagedFields()));
     } else {
       operator.register(
           reconciler, (ControllerConfigurationOverrider<P> o) -> o.settingNamespaces(namespaces));

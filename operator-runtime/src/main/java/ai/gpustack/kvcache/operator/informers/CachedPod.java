@@ -2,9 +2,12 @@ package ai.gpustack.kvcache.operator.informers;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The part of a Pod the operator's Pod caches keep: what its rules read (identity, labels,
@@ -29,9 +32,9 @@ final class CachedPod {
       keptMeta.setResourceVersion(meta.getResourceVersion());
       keptMeta.setCreationTimestamp(meta.getCreationTimestamp());
       keptMeta.setDeletionTimestamp(meta.getDeletionTimestamp());
-      keptMeta.setLabels(meta.getLabels());
-      keptMeta.setAnnotations(meta.getAnnotations());
-      keptMeta.setOwnerReferences(meta.getOwnerReferences());
+      keptMeta.setLabels(interned(meta.getLabels()));
+      keptMeta.setAnnotations(interned(meta.getAnnotations()));
+      keptMeta.setOwnerReferences(internedOwners(meta.getOwnerReferences()));
       kept.setMetadata(keptMeta);
     }
     if (pod.getSpec() != null) {
@@ -42,8 +45,8 @@ final class CachedPod {
                   c -> {
                     Container container = new Container();
                     container.setName(c.getName());
-                    container.setCommand(c.getCommand());
-                    container.setArgs(c.getArgs());
+                    container.setCommand(interned(c.getCommand()));
+                    container.setArgs(interned(c.getArgs()));
                     return container;
                   })
               .toList());
@@ -61,5 +64,38 @@ final class CachedPod {
       kept.setStatus(status);
     }
     return kept;
+  }
+
+  /*
+   * The interned(...) below make each repeated string the JVM's one copy: a fleet's replicas repeat
+   * the same command, args, label and annotation values and owners, and each decoded Pod brings its
+   * own copies of them. Interned strings are collected once nothing holds them.
+   */
+
+  private static List<String> interned(List<String> values) {
+    return values == null ? null : values.stream().map(CachedPod::interned).toList();
+  }
+
+  private static Map<String, String> interned(Map<String, String> values) {
+    if (values != null) {
+      values.replaceAll((key, value) -> interned(value));
+    }
+    return values;
+  }
+
+  private static List<OwnerReference> internedOwners(List<OwnerReference> owners) {
+    if (owners != null) {
+      for (OwnerReference owner : owners) {
+        owner.setApiVersion(interned(owner.getApiVersion()));
+        owner.setKind(interned(owner.getKind()));
+        owner.setName(interned(owner.getName()));
+        owner.setUid(interned(owner.getUid()));
+      }
+    }
+    return owners;
+  }
+
+  private static String interned(String value) {
+    return value == null ? null : value.intern();
   }
 }

@@ -6,6 +6,7 @@ import ai.gpustack.kvcache.resources.Pods;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -66,6 +67,19 @@ public final class Informers {
 
   private static Object spec(HasMetadata resource) {
     return resource instanceof CustomResource<?, ?> custom ? custom.getSpec() : resource;
+  }
+
+  /**
+   * A primary's cache that keeps it without {@code metadata.managedFields}: nothing here reads
+   * them, every write is a patch or leaves them out (which keeps the server's), and at 2,000
+   * ModelDeployments their nested field maps were 80,000 of the heap's maps, 12 MiB.
+   */
+  public static <R extends HasMetadata> ItemStore<R> withoutManagedFields() {
+    return new TransformingItemStore<>(
+        r -> {
+          r.getMetadata().setManagedFields(null);
+          return r;
+        });
   }
 
   /** The name of the Pods-asking-for-injection source, apart from a controller's own Pods. */

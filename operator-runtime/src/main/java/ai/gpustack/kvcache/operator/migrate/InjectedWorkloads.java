@@ -6,6 +6,7 @@ import ai.gpustack.kvcache.attach.Workload;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
 import ai.gpustack.kvcache.operator.migrate.Plan.Injected;
 import ai.gpustack.kvcache.resources.Keys;
+import ai.gpustack.kvcache.resources.Owners;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.spi.Engine;
 import ai.gpustack.kvcache.spi.EngineRegistry;
@@ -74,7 +75,7 @@ final class InjectedWorkloads {
 
   /** A workload whose own Pod template opts into injection through the old Binding. */
   private Optional<Injected> template(HasMetadata workload, Snapshot snapshot, PlanDraft draft) {
-    if (controlled(workload.getMetadata().getOwnerReferences())) {
+    if (Owners.controller(workload).isPresent()) {
       return Optional.empty();
     }
     JsonNode template = templateMetadata(workload);
@@ -108,10 +109,7 @@ final class InjectedWorkloads {
 
   /** An injected Pod no template found covers: its owner's template, or the Pod, must change. */
   private Injected pod(Pod pod, PlanDraft draft) {
-    Optional<OwnerReference> owner =
-        pod.getMetadata().getOwnerReferences().stream()
-            .filter(o -> Boolean.TRUE.equals(o.getController()))
-            .findFirst();
+    Optional<OwnerReference> owner = Owners.controller(pod);
     String name = pod.getMetadata().getName();
     check(
         "Pod " + name,
@@ -160,10 +158,6 @@ final class InjectedWorkloads {
             view)
         .refusal()
         .ifPresent(r -> draft.refuse(subject + " on " + newName + ": " + r.message()));
-  }
-
-  private static boolean controlled(List<OwnerReference> owners) {
-    return owners != null && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
   }
 
   /**

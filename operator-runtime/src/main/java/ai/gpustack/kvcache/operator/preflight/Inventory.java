@@ -5,10 +5,10 @@ import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Owners;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -112,7 +112,7 @@ public record Inventory(String source, List<HasMetadata> objects) {
     return objects.stream()
         .filter(
             o ->
-                controller(o)
+                Owners.controller(o)
                     .map(c -> !present.contains(key(c.getKind(), namespace(o), c.getName())))
                     .orElse(true))
         .filter(o -> !isReplica(o))
@@ -142,12 +142,6 @@ public record Inventory(String source, List<HasMetadata> objects) {
         && p.getMetadata().getLabels() != null
         && p.getMetadata().getLabels().containsKey(Keys.POD_ORDINAL)
         && p.getMetadata().getLabels().containsKey(Keys.INSTANCE);
-  }
-
-  private static Optional<OwnerReference> controller(HasMetadata o) {
-    return Optional.ofNullable(o.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
-        .filter(r -> Boolean.TRUE.equals(r.getController()))
-        .findFirst();
   }
 
   static String namespace(HasMetadata o) {

@@ -7,6 +7,7 @@ import ai.gpustack.kvcache.resources.KVCachePool;
 import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.ModelDeployment;
+import ai.gpustack.kvcache.resources.Owners;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -97,12 +98,10 @@ final class DeploymentEventSources {
         Optional.ofNullable(pod.getMetadata().getLabels())
             .map(l -> l.get(Keys.INSTANCE))
             .orElse(null);
-    return Optional.ofNullable(pod.getMetadata().getOwnerReferences()).orElse(List.of()).stream()
-        .filter(r -> Boolean.TRUE.equals(r.getController()))
+    return Owners.controller(pod)
         .filter(r -> HasMetadata.getKind(ModelDeployment.class).equals(r.getKind()))
         .map(OwnerReference::getName)
-        .filter(name -> name.equals(instance))
-        .findFirst();
+        .filter(name -> name.equals(instance));
   }
 
   /** The deployments in an injected Pod's namespace attached through the Binding it names. */

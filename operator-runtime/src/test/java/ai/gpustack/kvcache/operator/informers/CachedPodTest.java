@@ -64,6 +64,19 @@ class CachedPodTest {
   }
 
   @Test
+  void replicas_decoded_apart_keep_one_copy_of_what_they_repeat() throws Exception {
+    Pod one = CachedPod.of(served());
+    Pod other = CachedPod.of(served());
+    List<String> argv = DtypeObserver.argv(one);
+    List<String> otherArgv = DtypeObserver.argv(other);
+    assertThat(argv).contains("--kv-cache-dtype").isEqualTo(otherArgv);
+    for (int i = 0; i < argv.size(); i++) {
+      assertThat(argv.get(i)).isSameAs(otherArgv.get(i));
+    }
+    assertThat(Pods.hash(one).orElseThrow()).isSameAs(Pods.hash(other).orElseThrow());
+  }
+
+  @Test
   void a_terminating_replica_stays_terminating_and_not_ready() throws Exception {
     Pod pod = served();
     pod.getMetadata().setDeletionTimestamp("2026-12-04T22:00:00Z");
