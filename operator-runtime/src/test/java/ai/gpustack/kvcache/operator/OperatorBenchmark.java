@@ -788,10 +788,8 @@ class OperatorBenchmark {
     command.add(ProcessHandle.current().info().command().orElse("java"));
     // The shipped image's JVM: a 512Mi limit at MaxRAMPercentage=75 gives a 384 MiB heap, and a
     // container under 1792 MiB is not a server-class machine to the JVM, so it runs Serial GC.
-    // MarkSweepDeadRatio=0 only makes the measuring full GC compact all: by default Serial leaves
-    // up
-    // to 5 % of the old generation as dead filler arrays (14 MiB of int[] counted as used at
-    // 2,000).
+    // MarkSweepDeadRatio=0 only makes the measuring full GC compact all: Serial otherwise leaves up
+    // to 5 % of the old generation as dead filler arrays (14 MiB of int[] counted used at 2,000).
     command.addAll(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"));
     if (Boolean.getBoolean("kvcache.bench.jfr")) {
       // a CPU and allocation profile of each process, beside its log

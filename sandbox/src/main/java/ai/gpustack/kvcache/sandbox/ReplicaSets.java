@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.sandbox;
 
+import ai.gpustack.kvcache.resources.Owners;
 import ai.gpustack.kvcache.resources.Pods;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -333,25 +334,20 @@ public final class ReplicaSets implements AutoCloseable {
         .getItems()
         .stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(
-            p ->
-                p.getMetadata().getOwnerReferences().stream()
-                    .anyMatch(
-                        o -> Boolean.TRUE.equals(o.getController()) && uid.equals(o.getUid())))
+        .filter(p -> Owners.controller(p).map(o -> uid.equals(o.getUid())).orElse(false))
         .toList();
   }
 
   private Optional<Deployment> owner(Pod pod) {
-    for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
-      if (Boolean.TRUE.equals(o.getController()) && "Deployment".equals(o.getKind())) {
-        return Optional.ofNullable(
-                deployments
-                    .getStore()
-                    .getByKey(pod.getMetadata().getNamespace() + "/" + o.getName()))
-            .filter(d -> Objects.equals(o.getUid(), d.getMetadata().getUid()));
-      }
-    }
-    return Optional.empty();
+    return Owners.controller(pod)
+        .filter(o -> "Deployment".equals(o.getKind()))
+        .flatMap(
+            o ->
+                Optional.ofNullable(
+                        deployments
+                            .getStore()
+                            .getByKey(pod.getMetadata().getNamespace() + "/" + o.getName()))
+                    .filter(d -> Objects.equals(o.getUid(), d.getMetadata().getUid())));
   }
 
   private void delete(Pod pod) {

@@ -66,12 +66,6 @@ final class CachedPod {
     return kept;
   }
 
-  /*
-   * The interned(...) below make each repeated string the JVM's one copy: a fleet's replicas repeat
-   * the same command, args, label and annotation values and owners, and each decoded Pod brings its
-   * own copies of them. Interned strings are collected once nothing holds them.
-   */
-
   private static List<String> interned(List<String> values) {
     return values == null ? null : values.stream().map(CachedPod::interned).toList();
   }
@@ -95,6 +89,11 @@ final class CachedPod {
     return owners;
   }
 
+  /**
+   * The JVM's one copy of {@code value}: a fleet's replicas repeat the same command, args, label
+   * and annotation values and owners, and each decoded Pod brings its own copies of them. Interned
+   * strings are collected once nothing holds them.
+   */
   private static String interned(String value) {
     return value == null ? null : value.intern();
   }
