@@ -750,6 +750,7 @@ class OperatorBenchmark {
     private FloorMain() {}
 
     public static void main(String[] args) throws Exception {
+      CommonPool.atLeastTwoThreads(); // as the operator's main does
       Config config = Config.fromKubeconfig(Files.readString(Path.of(args[0])));
       config.setUserAgent(Controller.JAVA_FLOOR.userAgent);
       KubernetesClient client =

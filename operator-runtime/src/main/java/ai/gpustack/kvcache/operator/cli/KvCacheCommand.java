@@ -1,5 +1,6 @@
 package ai.gpustack.kvcache.operator.cli;
 
+import ai.gpustack.kvcache.operator.CommonPool;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -24,6 +25,11 @@ public final class KvCacheCommand implements Runnable {
           SandboxCommand.class,
           VerifyCommand.class,
           WebhookCommand.class);
+
+  static {
+    // before picocli or the Kubernetes client can start the pool
+    CommonPool.atLeastTwoThreads();
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

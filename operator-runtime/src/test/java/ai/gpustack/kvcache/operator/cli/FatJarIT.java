@@ -2,7 +2,11 @@ package ai.gpustack.kvcache.operator.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -45,5 +49,31 @@ class FatJarIT {
             "src/test/resources/review/pod.yaml");
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.out()).contains("\"--kv-cache-dtype\", \"bfloat16\"");
+  }
+
+  @Test
+  void on_two_cpus_the_jar_runs_async_work_on_the_common_pool_not_a_thread_per_task()
+      throws Exception {
+    assertThat(probe("bare"))
+        .as("the JDK's default, which the entry point changes")
+        .isEqualTo("new thread");
+    assertThat(probe()).isEqualTo("pool");
+  }
+
+  private static String probe(String... args) throws Exception {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-XX:ActiveProcessorCount=2",
+                "-cp",
+                ShippedJar.JAR + File.pathSeparator + Path.of("target", "test-classes"),
+                AsyncPoolProbe.class.getName()));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    return out.strip();
   }
 }
