@@ -151,6 +151,36 @@ class OperatorIT {
   }
 
   @Test
+  void a_claim_dropped_from_the_bindings_used_by_is_made_again() {
+    cluster.apply(md("v", "vLLM", "chat", 1, "") + "---\n" + md("s", "SGLang", "chat", 1, ""));
+    WorkloadRef v = WorkloadRef.of("ModelDeployment", "", "v");
+    WorkloadRef s = WorkloadRef.of("ModelDeployment", "", "s");
+    await("claims", () -> usedBy("chat").containsAll(List.of(s, v)));
+    cluster
+        .client()
+        .resources(KVCachePoolBinding.class)
+        .inNamespace("ns")
+        .withName("chat")
+        .editStatus(
+            b -> {
+              b.setStatus(b.getStatus().withUsedBy(List.of(s)));
+              return b;
+            });
+    await("v claims again", () -> usedBy("chat").containsAll(List.of(s, v)));
+  }
+
+  private List<WorkloadRef> usedBy(String binding) {
+    KVCachePoolBinding b =
+        cluster
+            .client()
+            .resources(KVCachePoolBinding.class)
+            .inNamespace("ns")
+            .withName(binding)
+            .get();
+    return b.getStatus() == null ? List.of() : b.getStatus().usedBy();
+  }
+
+  @Test
   void a_setting_flip_rolls_each_role_one_replica_at_a_time_and_back() throws Exception {
     cluster.apply(md("v", "vLLM", "chat", 3, ""));
     await("ready", () -> settled(cluster.md("ns", "v")));

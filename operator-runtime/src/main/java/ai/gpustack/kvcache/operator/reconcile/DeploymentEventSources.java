@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -35,8 +36,12 @@ final class DeploymentEventSources {
 
   private DeploymentEventSources() {}
 
-  /** The event sources of the reconciler. */
-  static List<EventSource<?, ModelDeployment>> of(EventSourceContext<ModelDeployment> context) {
+  /**
+   * The event sources of the reconciler. {@code claimsDropped} hears of a Binding whose usedBy lost
+   * a claim before the deployments it wakes reconcile.
+   */
+  static List<EventSource<?, ModelDeployment>> of(
+      EventSourceContext<ModelDeployment> context, Consumer<KVCachePoolBinding> claimsDropped) {
     List<EventSource<?, ModelDeployment>> sources = new ArrayList<>(replicas(context));
     // Injected Pods share the domain's one-format rule; their arrival or departure can change
     // which attachment is the domain's earliest.
@@ -53,8 +58,13 @@ final class DeploymentEventSources {
                         .getPrimaryCache()
                         .list(b.getMetadata().getNamespace())
                         .filter(md -> md.attachesThrough(b.getMetadata().getName())),
-                (after, before) ->
-                    Informers.specOrDeletion(before, after) || claimsDropped(before, after)),
+                (after, before) -> {
+                  if (claimsDropped(before, after)) {
+                    claimsDropped.accept(after);
+                    return true;
+                  }
+                  return Informers.specOrDeletion(before, after);
+                }),
             Informers.watch(
                 KVCachePool.class,
                 context,

@@ -93,8 +93,9 @@ public final class ModelDeploymentReconciler
    * Claims written by this process that the Binding cache does not show yet (Binding UID and
    * deployment). Every deployment of a Binding appends to the same usedBy, so the cache lags behind
    * the writes; without this each reconcile in the lag re-read the whole Binding, a list that grows
-   * with the fleet (2.5 reads per deployment at 100, quadratic in bytes). An entry goes once the
-   * cache shows the claim, so a claim removed later is written again.
+   * with the fleet (2.5 reads per deployment at 100, quadratic in bytes). An entry goes once a
+   * reconcile sees the claim cached, or when the Binding's usedBy drops claims, so that the
+   * reconcile this wakes writes a removed claim again.
    */
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
@@ -130,7 +131,8 @@ public final class ModelDeploymentReconciler
   public List<EventSource<?, ModelDeployment>> prepareEventSources(
       EventSourceContext<ModelDeployment> context) {
     deployments.from(context.getPrimaryCache());
-    return DeploymentEventSources.of(context);
+    return DeploymentEventSources.of(
+        context, b -> claimed.removeIf(c -> c.startsWith(b.getMetadata().getUid() + "/")));
   }
 
   @Override
