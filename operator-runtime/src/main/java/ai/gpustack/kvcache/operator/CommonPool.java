@@ -1,7 +1,5 @@
 package ai.gpustack.kvcache.operator;
 
-import java.util.concurrent.ForkJoinPool;
-
 /**
  * Gives the JVM's common pool at least two threads. On two CPUs or fewer it gets one, and then
  * {@code CompletableFuture}'s default executor starts a new thread per task. The JDK's HTTP client,
@@ -9,20 +7,18 @@ import java.util.concurrent.ForkJoinPool;
  * start started 57,000 threads, one per API request.
  */
 public final class CommonPool {
-  static final String PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+  private static final String PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
   private CommonPool() {}
 
   /**
    * Sets the common pool's parallelism to at least two unless the command line set it. Works only
-   * before anything starts the pool, so call it first in {@code main}; returns the parallelism the
-   * pool has afterwards.
+   * before anything starts the pool, so call it first in {@code main}.
    */
-  public static int atLeastTwoThreads() {
+  public static void atLeastTwoThreads() {
     if (System.getProperty(PARALLELISM) == null) {
       int cpus = Runtime.getRuntime().availableProcessors();
       System.setProperty(PARALLELISM, Integer.toString(Math.max(2, cpus - 1)));
     }
-    return ForkJoinPool.getCommonPoolParallelism();
   }
 }

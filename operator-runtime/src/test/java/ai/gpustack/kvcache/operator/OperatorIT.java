@@ -135,14 +135,7 @@ class OperatorIT {
     await(
         "claims",
         () ->
-            cluster
-                .client()
-                .resources(KVCachePoolBinding.class)
-                .inNamespace("ns")
-                .withName("chat")
-                .get()
-                .getStatus()
-                .usedBy()
+            usedBy("chat")
                 .containsAll(
                     List.of(
                         WorkloadRef.of("ModelDeployment", "", "s"),
