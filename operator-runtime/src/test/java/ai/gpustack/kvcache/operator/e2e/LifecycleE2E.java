@@ -17,9 +17,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Part 5: GitOps and the end of life. Every example applied with server-side apply, as Argo CD and
  * Flux apply, into a namespace of its own, then re-applied with a change, the operator's finalizer
- * and status kept; a namespace deleted with deployments in it finishes; and last, the uninstall
- * exactly as docs/operating.md writes it leaves no object, finalizer or webhook configuration
- * behind. Runs after every other suite: it takes the installation away.
+ * and status kept; a claim someone removes from a Binding's usedBy written again; a namespace
+ * deleted with deployments in it finishes; and last, the uninstall exactly as docs/operating.md
+ * writes it leaves no object, finalizer or webhook configuration behind. Runs after every other
+ * suite: it takes the installation away.
  */
 @ExtendWith(RealCluster.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -121,13 +122,35 @@ class LifecycleE2E {
 
   @Test
   @Order(3)
+  void a_claim_removed_from_a_bindings_used_by_is_written_again() {
+    String holders =
+        "kubectl get kvcachepoolbinding chat -n " + NS + " -o jsonpath='{.status.usedBy[*].name}'";
+    List<String> names = List.of(kubectl.sh(holders).ok().out().strip().split(" "));
+    assertThat(names).contains("chat-vllm");
+    String at = "/status/usedBy/" + names.indexOf("chat-vllm");
+    Shell.Run removed =
+        kubectl.kubectl(
+            "patch kvcachepoolbinding chat -n "
+                + NS
+                + " --subresource=status --type=json -p '[{\"op\": \"test\", \"path\": \""
+                + at
+                + "/name\", \"value\": \"chat-vllm\"}, {\"op\": \"remove\", \"path\": \""
+                + at
+                + "\"}]'");
+    assertThat(removed.ok().out()).endsWith("chat patched\n");
+    assertThat(kubectl.until(holders, r -> r.out().contains("chat-vllm"), PATIENCE).out())
+        .contains("chat-vllm");
+  }
+
+  @Test
+  @Order(4)
   void a_namespace_deleted_with_deployments_and_their_binding_in_it_finishes() {
     kubectl.kubectl("delete namespace " + NS + " --timeout=180s").ok();
     assertThat(kubectl.kubectl("get namespace " + NS).exit()).isEqualTo(1);
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void the_uninstall_in_operating_md_leaves_nothing_behind() throws Exception {
     List<String> steps = uninstallSteps();
     assertThat(steps).isNotEmpty();
