@@ -2,13 +2,14 @@ package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.Json;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
 
 /**
  * The one serialization every client, informer, handler and tool here uses: fabric8's, with {@link
- * java.util.Optional} support, sorted map keys and the custom resources registered so they read as
- * their classes.
+ * java.util.Optional} support, sorted map keys, the custom resources registered so they read as
+ * their classes, and watch events read in one pass ({@link WatchedObjectDeserializer}).
  */
 public final class KvCacheSerialization {
   /** Every custom resource of this project. */
@@ -33,6 +34,7 @@ public final class KvCacheSerialization {
    * makes.
    */
   public static KubernetesSerialization create(ObjectMapper mapper) {
+    mapper.addMixIn(WatchEvent.class, WatchedObjectDeserializer.OnWatchEvent.class);
     KubernetesSerialization serialization = new KubernetesSerialization(mapper, true);
     RESOURCES.forEach(serialization::registerKubernetesResource);
     return serialization;
