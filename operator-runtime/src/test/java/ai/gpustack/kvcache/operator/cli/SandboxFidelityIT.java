@@ -339,9 +339,18 @@ class SandboxFidelityIT {
   @Test
   @Order(10)
   void replace_and_edit_write_the_whole_object() throws Exception {
-    sh("kubectl get md fid-a -n team-a -o yaml | sed 's/replicas: 1/replicas: 3/' > replaced.yaml")
-        .ok();
-    assertThat(kubectl("replace -f replaced.yaml").ok().out()).contains("fid-a replaced");
+    // The embedded operator may write fid-a's status between the read and the replace; the API
+    // server then refuses the stale resourceVersion, and a user reads again, as here.
+    Run replace = null;
+    for (int attempt = 0; attempt < 5; attempt++) {
+      sh("kubectl get md fid-a -n team-a -o yaml | sed 's/replicas: 1/replicas: 3/' > replaced.yaml")
+          .ok();
+      replace = kubectl("replace -f replaced.yaml");
+      if (!replace.err().contains("Error from server (Conflict)")) {
+        break;
+      }
+    }
+    assertThat(replace.ok().out()).contains("fid-a replaced");
     assertThat(kubectl("get md fid-a -n team-a -o jsonpath={.spec.roles[0].replicas}").ok().out())
         .isEqualTo("3");
     Files.writeString(
