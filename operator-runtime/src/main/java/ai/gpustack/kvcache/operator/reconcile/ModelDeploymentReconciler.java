@@ -372,16 +372,29 @@ public final class ModelDeploymentReconciler
     return new Convergence(rollout.moving(), created, deleted);
   }
 
+  /**
+   * Creates {@code pod}; false where it exists already, or where its namespace is being deleted
+   * (the deployment goes with it, so there is nothing to retry or report).
+   */
   private static boolean create(KubernetesClient client, Pod pod) {
     try {
       client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).create();
       return true;
     } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
+      if (e.getCode() != 409 && !namespaceTerminating(e)) {
         throw e;
       }
       return false;
     }
+  }
+
+  /** The NamespaceLifecycle admission plugin's refusal: a 403 carrying this cause. */
+  static boolean namespaceTerminating(KubernetesClientException e) {
+    return e.getCode() == 403
+        && e.getStatus() != null
+        && e.getStatus().getDetails() != null
+        && e.getStatus().getDetails().getCauses().stream()
+            .anyMatch(c -> "NamespaceTerminating".equals(c.getReason()));
   }
 
   private static void delete(KubernetesClient client, Pod pod) {
