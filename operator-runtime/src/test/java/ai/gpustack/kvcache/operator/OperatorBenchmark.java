@@ -68,6 +68,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -79,13 +80,14 @@ import org.junit.jupiter.api.Test;
  * controller-runtime ({@code src/bench/go}, built here into target/). Each of the three runs in a
  * process of its own, on a fresh cluster, at each size of {@code kvcache.bench.series}
  * (250,500,1000,2000) deployments × 4 replicas. Per phase (cold start to every Pod Ready, the roll
- * after the Setting turns off, the roll back after it turns on): wall time, CPU of the controller,
- * of kube-apiserver and of etcd (from /proc), API requests per deployment by verb and resource
- * (from the API server's audit log, by user agent; watches and the Lease left out), reconciles per
- * deployment; after the last phase, heap after a full GC (the Java processes) and RSS. Prints the
- * ratios at the largest size, and writes the series into docs/operating.md's Capacity table.
- * Numbers are printed, not asserted. Run with {@code ./mvnw -B -Pbench verify -pl operator-runtime
- * -am}; needs Go (the control plane and the yardstick are built with it).
+ * after the Setting turns off, the roll back after it turns on): wall time, CPU of the controller
+ * (of a JVM's, what its JIT compiler threads and its VM thread took), of kube-apiserver and of etcd
+ * (from /proc), API requests per deployment by verb and resource (from the API server's audit log,
+ * by user agent; watches and the Lease left out), reconciles per deployment; after the last phase,
+ * heap after a full GC (the Java processes) and RSS. Prints the ratios at the largest size, and
+ * writes the series into docs/operating.md's Capacity table. Numbers are printed, not asserted. Run
+ * with {@code ./mvnw -B -Pbench verify -pl operator-runtime -am}; needs Go (the control plane and
+ * the yardstick are built with it).
  */
 class OperatorBenchmark {
   static final List<Integer> SIZES =
@@ -128,12 +130,19 @@ class OperatorBenchmark {
     }
   }
 
-  /** CPU seconds over one phase: the controller's process, kube-apiserver and etcd. */
-  record Cpu(double controller, double apiserver, double etcd) {
+  /**
+   * CPU seconds over one phase: the controller's process, kube-apiserver and etcd; of the
+   * controller's, what a JVM spent compiling and in the VM thread (where Serial GC collects).
+   */
+  record Cpu(double controller, double apiserver, double etcd, double jit, double vm) {
     @Override
     public String toString() {
       return String.format(
-          "CPU controller %.1f s, kube-apiserver %.1f s, etcd %.1f s", controller, apiserver, etcd);
+          "CPU controller %.1f s%s, kube-apiserver %.1f s, etcd %.1f s",
+          controller,
+          jit + vm > 0 ? " (JIT %.1f s, VM thread and GC %.1f s)".formatted(jit, vm) : "",
+          apiserver,
+          etcd);
     }
   }
 
@@ -501,12 +510,21 @@ class OperatorBenchmark {
   }
 
   /** Reads CPU time at the start of a phase; {@link #stop} gives what the phase used. */
-  record CpuMark(long controller, long apiserver, long etcd, long apiserverPid, long etcdPid) {
+  record CpuMark(
+      long controller,
+      long jit,
+      long vm,
+      long apiserver,
+      long etcd,
+      long apiserverPid,
+      long etcdPid) {
     static CpuMark start(ControlPlane cluster, long controllerPid) {
       long apiserver = cluster.pid("kube-apiserver");
       long etcd = cluster.pid("etcd");
       return new CpuMark(
           controllerPid == 0 ? 0 : cpuNanos(controllerPid),
+          controllerPid == 0 ? 0 : threadCpuNanos(controllerPid, JIT_THREADS),
+          controllerPid == 0 ? 0 : threadCpuNanos(controllerPid, VM_THREADS),
           cpuNanos(apiserver),
           cpuNanos(etcd),
           apiserver,
@@ -517,13 +535,44 @@ class OperatorBenchmark {
       return new Cpu(
           (cpuNanos(controllerPid) - controller) / 1e9,
           (cpuNanos(apiserverPid) - apiserver) / 1e9,
-          (cpuNanos(etcdPid) - etcd) / 1e9);
+          (cpuNanos(etcdPid) - etcd) / 1e9,
+          (threadCpuNanos(controllerPid, JIT_THREADS) - jit) / 1e9,
+          (threadCpuNanos(controllerPid, VM_THREADS) - vm) / 1e9);
     }
   }
 
+  /** HotSpot's compiler threads, by their names as /proc shortens them. */
+  static final Pattern JIT_THREADS = Pattern.compile("C[12] CompilerThre.*");
+
+  /** HotSpot's VM thread, where Serial GC collects, and the GC workers of the other collectors. */
+  static final Pattern VM_THREADS = Pattern.compile("VM Thread|GC Thread.*|G1 .*");
+
   /** CPU time (user + system) of process {@code pid}, from /proc (USER_HZ = 100). */
   static long cpuNanos(long pid) {
-    String stat = proc(pid, "stat");
+    return ticksToNanos(proc(pid, "stat"));
+  }
+
+  /** CPU time of the live threads of {@code pid} whose names match {@code names}. */
+  static long threadCpuNanos(long pid, Pattern names) {
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      return tasks
+          .mapToLong(
+              task -> {
+                try {
+                  String stat = Files.readString(task.resolve("stat"));
+                  String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                  return names.matcher(name).matches() ? ticksToNanos(stat) : 0;
+                } catch (IOException e) {
+                  return 0; // the thread ended
+                }
+              })
+          .sum();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static long ticksToNanos(String stat) {
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
   }
