@@ -577,6 +577,16 @@ class OperatorBenchmark {
     return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
   }
 
+  /** The machine's load average over 1, 5 and 15 minutes, from /proc. */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc", "loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Resident set size of process {@code pid}, from /proc. */
   static long rssBytes(long pid) {
     return proc(pid, "status")
@@ -748,12 +758,14 @@ class OperatorBenchmark {
 
   static void report(String phase, Phase p, int deployments) {
     System.out.printf(
-        "%s: %.1f s, %.0f reconciles (%.1f per deployment), %s%n  requests per deployment: %s%n",
+        "%s: %.1f s, %.0f reconciles (%.1f per deployment), %s, load average %s%n"
+            + "  requests per deployment: %s%n",
         phase,
         p.seconds(),
         p.reconciles(),
         p.reconciles() / deployments,
         p.cpu(),
+        loadAverage(),
         p.requests().entrySet().stream()
             .map(e -> "%s %.2f".formatted(e.getKey(), (double) e.getValue() / deployments))
             .collect(Collectors.joining(", ")));
