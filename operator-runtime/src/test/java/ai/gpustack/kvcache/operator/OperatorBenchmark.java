@@ -549,7 +549,7 @@ class OperatorBenchmark {
 
   /** CPU time (user + system) of process {@code pid}, from /proc (USER_HZ = 100). */
   static long cpuNanos(long pid) {
-    return ticksToNanos(proc(pid, "stat"));
+    return ticksToNanos(proc(String.valueOf(pid), "stat"));
   }
 
   /** CPU time of the live threads of {@code pid} whose names match {@code names}. */
@@ -579,17 +579,13 @@ class OperatorBenchmark {
 
   /** The machine's load average over 1, 5 and 15 minutes, from /proc. */
   static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc", "loadavg")).split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    String[] f = proc("loadavg").split(" ");
+    return f[0] + " " + f[1] + " " + f[2];
   }
 
   /** Resident set size of process {@code pid}, from /proc. */
   static long rssBytes(long pid) {
-    return proc(pid, "status")
+    return proc(String.valueOf(pid), "status")
         .lines()
         .filter(l -> l.startsWith("VmRSS:"))
         .mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024)
@@ -597,9 +593,10 @@ class OperatorBenchmark {
         .orElseThrow();
   }
 
-  private static String proc(long pid, String file) {
+  /** The file under /proc at {@code path}. */
+  private static String proc(String... path) {
     try {
-      return Files.readString(Path.of("/proc", String.valueOf(pid), file));
+      return Files.readString(Path.of("/proc", path));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
