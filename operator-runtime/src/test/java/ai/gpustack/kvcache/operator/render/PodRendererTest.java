@@ -12,8 +12,10 @@ import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.spi.EngineRegistry;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -95,6 +97,30 @@ class PodRendererTest {
     assertThat(decode.getSpec().getContainers().get(0).getEnv())
         .extracting(e -> e.getName())
         .containsExactly("HF_HOME", "MOONCAKE_CONFIG_PATH", "MC_TE_METRIC");
+  }
+
+  /**
+   * Every rendered Pod byte for byte, its spec hash included: a hash that moves rolls every replica
+   * the operator built when it is upgraded. Regenerate with {@code -Dkvcache.golden.write=true}.
+   */
+  @Test
+  void the_rendered_pods_and_their_hashes_are_the_committed_ones() throws Exception {
+    List<Pod> pods =
+        render(objects("cluster.yaml", "vllm.yaml")).roles().stream()
+            .flatMap(role -> role.pods().stream())
+            .toList();
+    String text = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(pods);
+    Path golden = Path.of("src/test/resources/golden/render/vllm-pods.json");
+    if (Boolean.getBoolean("kvcache.golden.write")) {
+      Files.createDirectories(golden.getParent());
+      Files.writeString(golden, text + "\n");
+    }
+    assertThat(golden)
+        .as("%s is missing; regenerate with -Dkvcache.golden.write=true", golden)
+        .exists();
+    assertThat(Files.readString(golden))
+        .as("%s is stale; regenerate with -Dkvcache.golden.write=true", golden)
+        .isEqualTo(text + "\n");
   }
 
   @Test
