@@ -1,7 +1,9 @@
 package ai.gpustack.kvcache.resources;
 
 import ai.gpustack.kvcache.api.Json;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
@@ -27,6 +29,22 @@ public final class KvCacheSerialization {
   public static KubernetesSerialization create() {
     return create(Json.newMapper());
   }
+
+  /**
+   * As {@link #create()}, reading and writing every object without {@code metadata.managedFields}:
+   * for a client whose caches never read them, as the reference operator's. A write that leaves
+   * them out keeps the server's. Skipped while reading rather than bound and dropped: a KWOK-run
+   * replica's watch event is 5.4 kB, 2.3 kB of it managed fields, and binding them was a third of
+   * what reading the event allocates.
+   */
+  public static KubernetesSerialization withoutManagedFields() {
+    ObjectMapper mapper = Json.newMapper();
+    mapper.addMixIn(ObjectMeta.class, WithoutManagedFields.class);
+    return create(mapper);
+  }
+
+  @JsonIgnoreProperties("managedFields")
+  private abstract static class WithoutManagedFields {}
 
   /**
    * As {@link #create()}, over {@code mapper}, which it configures: a caller holding the mapper can

@@ -16,6 +16,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * The one way the tools build a client: a kubeconfig file, or the usual discovery (in-cluster too).
+ * Nothing here reads an object's managed fields, so the clients skip them ({@link
+ * KvCacheSerialization#withoutManagedFields}).
  */
 final class Clients {
   private Clients() {}
@@ -110,7 +112,7 @@ final class Clients {
   private static KubernetesClient build(Config config) {
     return new KubernetesClientBuilder()
         .withConfig(config)
-        .withKubernetesSerialization(KvCacheSerialization.create())
+        .withKubernetesSerialization(KvCacheSerialization.withoutManagedFields())
         .build();
   }
 }
