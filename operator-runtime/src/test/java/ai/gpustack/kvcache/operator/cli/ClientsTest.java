@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ClientsTest {
+  /** A kubeconfig naming a server nobody answers. */
   static final String KUBECONFIG =
       """
       apiVersion: v1

@@ -222,16 +222,7 @@ class PreflightCommandTest {
   @Test
   void an_unreachable_cluster_exits_2(@TempDir Path dir) throws Exception {
     Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-        users: [{name: u, user: {token: t}}]
-        contexts: [{name: x, context: {cluster: c, user: u}}]
-        current-context: x
-        """);
+    Files.writeString(kubeconfig, ClientsTest.KUBECONFIG);
     CliRun run = CliRun.of("preflight", "--kubeconfig", kubeconfig.toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("kvcache preflight: cannot");
