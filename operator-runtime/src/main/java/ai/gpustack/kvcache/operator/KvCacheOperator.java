@@ -221,7 +221,11 @@ public final class KvCacheOperator implements AutoCloseable {
                                       () -> LOG.info("leading as {}", id),
                                       () -> {
                                         if (!closing.get()) {
-                                          leaseLost(id, options.onLeaseLost(), started.get());
+                                          leaseLost(
+                                              id,
+                                              options.leaseDuration(),
+                                              options.onLeaseLost(),
+                                              started.get());
                                         }
                                       },
                                       leader -> LOG.info("the lease is held by {}", leader)))));
@@ -372,12 +376,14 @@ public final class KvCacheOperator implements AutoCloseable {
         TimeUnit.SECONDS);
   }
 
-  private static void leaseLost(String identity, LeaseLost action, Operator operator) {
+  private static void leaseLost(
+      String identity, Duration duration, LeaseLost action, Operator operator) {
     LOG.error(
-        "{} lost the lease {}/{}: another identity holds it; {}",
+        "{} lost the lease {}/{}: another identity holds it, or it was not renewed within {} ms; {}",
         identity,
         Settings.NAMESPACE,
         LEASE,
+        renewDeadline(duration).toMillis(),
         action == LeaseLost.EXIT
             ? "exiting (1) so that a restart rejoins as a follower"
             : "stopping every controller");
@@ -390,13 +396,18 @@ public final class KvCacheOperator implements AutoCloseable {
     stop.start();
   }
 
+  /** Two thirds of the lease, as controller-runtime's defaults (10 s of 15 s). */
+  private static Duration renewDeadline(Duration lease) {
+    return lease.multipliedBy(2).dividedBy(3);
+  }
+
   private static LeaderElectionConfiguration lease(
       String identity, Duration duration, LeaderCallbacks callbacks) {
     return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(LEASE)
         .withLeaseNamespace(Settings.NAMESPACE)
         .withIdentity(identity)
         .withLeaseDuration(duration)
-        .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
+        .withRenewDeadline(renewDeadline(duration))
         .withRetryPeriod(duration.dividedBy(7))
         .withLeaderCallbacks(callbacks)
         .withExitOnStopLeading(false)
