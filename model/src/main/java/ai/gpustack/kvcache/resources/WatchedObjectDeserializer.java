@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.JsonParserSequence;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -34,6 +36,13 @@ final class WatchedObjectDeserializer extends StdDeserializer<Object> {
               Collectors.toUnmodifiableMap(
                   c -> HasMetadata.getApiVersion(c) + "/" + HasMetadata.getKind(c),
                   Function.identity()));
+
+  /**
+   * Each class's root deserializer, once found: {@code DeserializationContext.readValue} finds it
+   * anew per call, resolving the class's annotations and contextualizing its bean deserializer, an
+   * eighth of this reading's samples under Pod creates. One instance serves one mapper.
+   */
+  private final transient Map<Class<?>, JsonDeserializer<Object>> roots = new ConcurrentHashMap<>();
 
   WatchedObjectDeserializer() {
     super(Object.class);
@@ -76,6 +85,11 @@ final class WatchedObjectDeserializer extends StdDeserializer<Object> {
     }
     replay.nextToken();
     Class<?> type = BOUND.getOrDefault(apiVersion + "/" + kind, KubernetesResource.class);
-    return context.readValue(replay, type);
+    JsonDeserializer<Object> root = roots.get(type);
+    if (root == null) {
+      root = context.findRootValueDeserializer(context.constructType(type));
+      roots.put(type, root);
+    }
+    return root.deserialize(replay, context);
   }
 }

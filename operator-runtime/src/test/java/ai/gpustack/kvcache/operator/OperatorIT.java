@@ -23,6 +23,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -377,6 +378,48 @@ class OperatorIT {
   }
 
   @Test
+  void a_binding_is_held_by_its_injected_pods_and_goes_once_they_are_gone() {
+    cluster.client().pods().inNamespace("ns").resource(optedIn("injected")).create();
+    assertThat(
+            cluster
+                .client()
+                .pods()
+                .inNamespace("ns")
+                .withName("injected")
+                .get()
+                .getMetadata()
+                .getAnnotations())
+        .as("the webhook's injection record")
+        .containsKey(Keys.INJECTED);
+    KVCachePoolBinding binding =
+        cluster
+            .client()
+            .resources(KVCachePoolBinding.class)
+            .inNamespace("ns")
+            .withName("chat")
+            .get();
+    cluster.client().resource(binding).delete();
+    await(
+        "held",
+        () -> {
+          KVCachePoolBinding b = cluster.client().resource(binding).get();
+          return b.getMetadata().getDeletionTimestamp() != null
+              && b.getStatus().conditions().stream()
+                  .anyMatch(
+                      c ->
+                          c.type().equals("Releasable")
+                              && c.status().equals("False")
+                              && c.message().orElse("").contains("Pod/injected"));
+        });
+    cluster.client().pods().inNamespace("ns").withName("injected").withGracePeriod(0).delete();
+    // woken by the Pod's departure, not by the held Binding's recheck 10 s after "held"
+    TestObjects.await(
+        "binding gone",
+        Duration.ofSeconds(7),
+        () -> cluster.client().resource(binding).get() == null);
+  }
+
+  @Test
   void the_upgrade_guides_recovery_works_end_to_end() {
     cluster.apply(LEGACY);
     cluster.setting(Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
@@ -601,46 +644,50 @@ class OperatorIT {
   @Test
   void pods_opted_in_without_an_injection_record_are_reported_on_their_binding() {
     cluster.server.admission(false);
-    cluster
-        .client()
-        .pods()
-        .inNamespace("ns")
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("missed")
-                .withNamespace("ns")
-                .addToLabels(Keys.INJECT, "true")
-                .addToAnnotations(Keys.BINDING, "chat")
-                .addToAnnotations(Keys.ENGINE, "vLLM")
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("main")
-                .withImage("x")
-                .withCommand("vllm")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
-    await(
-        "audit",
-        () ->
-            cluster
-                .client()
-                .resources(KVCachePoolBinding.class)
-                .inNamespace("ns")
-                .withName("chat")
-                .get()
-                .getStatus()
-                .conditions()
-                .stream()
-                .anyMatch(
-                    c ->
-                        c.type().equals("InjectionRecorded")
-                            && c.status().equals("False")
-                            && c.message().orElse("").contains("missed")));
+    cluster.client().pods().inNamespace("ns").resource(optedIn("missed")).create();
+    await("audit", () -> injectionRecorded("False", "missed"));
     awaitEvent("NotInjected", "missed");
+    // Its departure clears the audit: a Pod's deletion wakes its Binding whatever it carried.
+    cluster.client().pods().inNamespace("ns").withName("missed").withGracePeriod(0).delete();
+    await("audit cleared", () -> injectionRecorded("True", "every Pod"));
+  }
+
+  /** A vLLM Pod opted into injection through Binding chat. */
+  private static Pod optedIn(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("ns")
+        .addToLabels(Keys.INJECT, "true")
+        .addToAnnotations(Keys.BINDING, "chat")
+        .addToAnnotations(Keys.ENGINE, "vLLM")
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("x")
+        .withCommand("vllm")
+        .withArgs("serve", "m")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private boolean injectionRecorded(String status, String message) {
+    return cluster
+        .client()
+        .resources(KVCachePoolBinding.class)
+        .inNamespace("ns")
+        .withName("chat")
+        .get()
+        .getStatus()
+        .conditions()
+        .stream()
+        .anyMatch(
+            c ->
+                c.type().equals("InjectionRecorded")
+                    && c.status().equals(status)
+                    && c.message().orElse("").contains(message));
   }
 
   @Test

@@ -88,23 +88,23 @@ public final class Informers {
   private static final String BY_OWNER = "owner";
 
   /**
-   * Pods labelled for injection, waking the primaries {@code mapper} names on the changes {@code
-   * relevant} lets through; read with {@link #owned} (by the Binding they name) or {@link
+   * Pods labelled for injection, waking the primaries {@code mapper} names on the events {@code
+   * filters} let through; read with {@link #owned} (by the Binding they name) or {@link
    * #pods(Context, String, String)}.
    */
   public static <P extends HasMetadata> List<EventSource<Pod, P>> injectedPods(
       EventSourceContext<P> context,
       SecondaryToPrimaryMapper<Pod> mapper,
-      OnUpdateFilter<Pod> relevant) {
+      UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> filters) {
     return pods(
         INJECTED_PODS,
         context,
         p -> Pods.annotation(p, Keys.BINDING),
         config ->
-            config
-                .withLabelSelector(Keys.INJECT + "=true")
-                .withSecondaryToPrimaryMapper(mapper)
-                .withOnUpdateFilter(relevant));
+            filters.apply(
+                config
+                    .withLabelSelector(Keys.INJECT + "=true")
+                    .withSecondaryToPrimaryMapper(mapper)));
   }
 
   /**

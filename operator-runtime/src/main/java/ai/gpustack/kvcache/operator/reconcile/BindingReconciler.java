@@ -18,6 +18,7 @@ import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.Keys;
 import ai.gpustack.kvcache.resources.Pods;
 import ai.gpustack.kvcache.resources.Setting;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -82,15 +83,29 @@ public final class BindingReconciler
   @Override
   public List<EventSource<?, KVCachePoolBinding>> prepareEventSources(
       EventSourceContext<KVCachePoolBinding> context) {
+    // An injected Pod matters here while it lacks its injection record (the audit), while it is
+    // Ready (the engine's report) and, gone, to a Binding being deleted (it held it). Waking on
+    // every creation, status write and deletion scanned every opted-in Pod each time.
     List<EventSource<?, KVCachePoolBinding>> sources =
         new ArrayList<>(
             Informers.injectedPods(
                 context,
-                p ->
-                    Pods.annotation(p, Keys.BINDING)
-                        .map(b -> Set.of(new ResourceID(b, p.getMetadata().getNamespace())))
-                        .orElse(Set.of()),
-                (after, before) -> true));
+                p -> bindingOf(p).map(Set::of).orElse(Set.of()),
+                config ->
+                    config
+                        .withOnAddFilter(p -> !recorded(p) || Pods.ready(p))
+                        .withOnUpdateFilter(
+                            (after, before) ->
+                                recorded(after) != recorded(before)
+                                    || Pods.ready(after) != Pods.ready(before))
+                        .withOnDeleteFilter(
+                            (p, stateUnknown) ->
+                                stateUnknown
+                                    || !recorded(p)
+                                    || bindingOf(p)
+                                        .flatMap(b -> context.getPrimaryCache().get(b))
+                                        .map(HasMetadata::isMarkedForDeletion)
+                                        .orElse(false))));
     sources.addAll(
         List.of(
             Informers.watch(
@@ -167,10 +182,7 @@ public final class BindingReconciler
   private Optional<Duration> observeInjected(
       ReplicaObservations o, KVCachePoolBinding binding, List<Pod> optedIn, CacheView view) {
     List<Pod> ready =
-        optedIn.stream()
-            .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
-            .filter(Pods::ready)
-            .toList();
+        optedIn.stream().filter(BindingReconciler::recorded).filter(Pods::ready).toList();
     ReplicaObservations.Known known =
         o.observe(
             "KVCachePoolBinding/"
@@ -271,13 +283,7 @@ public final class BindingReconciler
    * them.
    */
   private Condition audit(KVCachePoolBinding binding, List<Pod> optedIn) {
-    List<Pod> missed =
-        optedIn.stream()
-            .filter(
-                p ->
-                    p.getMetadata().getAnnotations() == null
-                        || !p.getMetadata().getAnnotations().containsKey(Keys.INJECTED))
-            .toList();
+    List<Pod> missed = optedIn.stream().filter(p -> !recorded(p)).toList();
     if (missed.isEmpty()) {
       return Conditions.of(
           INJECTION_RECORDED,
@@ -305,6 +311,17 @@ public final class BindingReconciler
         "opted in but not injected (the webhook was down or unregistered): " + names);
   }
 
+  /** The Binding an injected Pod names. */
+  private static Optional<ResourceID> bindingOf(Pod pod) {
+    return Pods.annotation(pod, Keys.BINDING)
+        .map(b -> new ResourceID(b, pod.getMetadata().getNamespace()));
+  }
+
+  /** Whether the webhook injected {@code pod}: it carries the injection record. */
+  private static boolean recorded(Pod pod) {
+    return Pods.annotation(pod, Keys.INJECTED).isPresent();
+  }
+
   /** The Pods opted into injection through {@code binding}. */
   private static List<Pod> optedIn(
       KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
@@ -320,7 +337,7 @@ public final class BindingReconciler
     List<String> holders = new ArrayList<>();
     status(binding).usedBy().stream().map(WorkloadRef::display).forEach(holders::add);
     optedIn(binding, context).stream()
-        .filter(p -> p.getMetadata().getAnnotations().containsKey(Keys.INJECTED))
+        .filter(BindingReconciler::recorded)
         .map(p -> "Pod/" + p.getMetadata().getName())
         .forEach(holders::add);
     if (holders.isEmpty()) {

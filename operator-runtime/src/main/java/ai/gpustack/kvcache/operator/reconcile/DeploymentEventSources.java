@@ -47,7 +47,9 @@ final class DeploymentEventSources {
     // which attachment is the domain's earliest.
     sources.addAll(
         Informers.injectedPods(
-            context, p -> namingBindingOf(context, p), (after, before) -> false));
+            context,
+            p -> namingBindingOf(context, p),
+            config -> config.withOnUpdateFilter((after, before) -> false)));
     sources.addAll(
         List.of(
             Informers.watch(
