@@ -9,8 +9,12 @@ public final class Pods {
 
   /** Running, Ready and not being deleted: a replica that serves. */
   public static boolean ready(Pod pod) {
-    return pod.getMetadata().getDeletionTimestamp() == null
-        && pod.getStatus() != null
+    return pod.getMetadata().getDeletionTimestamp() == null && reportedReady(pod);
+  }
+
+  /** Whether the Pod's status says Ready, being deleted or not: how a deleted Pod last stood. */
+  public static boolean reportedReady(Pod pod) {
+    return pod.getStatus() != null
         && pod.getStatus().getConditions() != null
         && pod.getStatus().getConditions().stream()
             .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));

@@ -647,7 +647,7 @@ class OperatorIT {
     cluster.client().pods().inNamespace("ns").resource(optedIn("missed")).create();
     await("audit", () -> injectionRecorded("False", "missed"));
     awaitEvent("NotInjected", "missed");
-    // Its departure clears the audit: a Pod's deletion wakes its Binding whatever it carried.
+    // Its departure clears the audit: a missed Pod's deletion wakes its Binding.
     cluster.client().pods().inNamespace("ns").withName("missed").withGracePeriod(0).delete();
     await("audit cleared", () -> injectionRecorded("True", "every Pod"));
   }

@@ -84,8 +84,9 @@ public final class BindingReconciler
   public List<EventSource<?, KVCachePoolBinding>> prepareEventSources(
       EventSourceContext<KVCachePoolBinding> context) {
     // An injected Pod matters here while it lacks its injection record (the audit), while it is
-    // Ready (the engine's report) and, gone, to a Binding being deleted (it held it). Waking on
-    // every creation, status write and deletion scanned every opted-in Pod each time.
+    // Ready (the engine's report; a force-deleted one leaves Ready), and gone, to a Binding being
+    // deleted (it held it). Waking on every creation, status write and deletion scanned every
+    // opted-in Pod each time.
     List<EventSource<?, KVCachePoolBinding>> sources =
         new ArrayList<>(
             Informers.injectedPods(
@@ -102,6 +103,7 @@ public final class BindingReconciler
                             (p, stateUnknown) ->
                                 stateUnknown
                                     || !recorded(p)
+                                    || Pods.reportedReady(p)
                                     || bindingOf(p)
                                         .flatMap(b -> context.getPrimaryCache().get(b))
                                         .map(HasMetadata::isMarkedForDeletion)
