@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -126,13 +127,7 @@ class OperatorIT {
     assertThat(cluster.pods("ns", "v").get(0).getMetadata().getLabels())
         .containsEntry(Keys.COMPONENT, "server")
         .containsEntry(Keys.INSTANCE, "v");
-    KVCachePoolBinding binding =
-        cluster
-            .client()
-            .resources(KVCachePoolBinding.class)
-            .inNamespace("ns")
-            .withName("chat")
-            .get();
+    KVCachePoolBinding binding = chat().get();
     await(
         "claims",
         () ->
@@ -150,11 +145,7 @@ class OperatorIT {
     WorkloadRef v = WorkloadRef.of("ModelDeployment", "", "v");
     WorkloadRef s = WorkloadRef.of("ModelDeployment", "", "s");
     await("claims", () -> usedBy("chat").containsAll(List.of(s, v)));
-    cluster
-        .client()
-        .resources(KVCachePoolBinding.class)
-        .inNamespace("ns")
-        .withName("chat")
+    chat()
         .editStatus(
             b -> {
               b.setStatus(b.getStatus().withUsedBy(List.of(s)));
@@ -335,46 +326,13 @@ class OperatorIT {
   void a_binding_is_held_by_its_deployments_and_goes_once_they_are_gone() {
     cluster.apply(md("v", "vLLM", "chat", 1, ""));
     await("ready", () -> settled(cluster.md("ns", "v")));
-    cluster
-        .client()
-        .resources(KVCachePoolBinding.class)
-        .inNamespace("ns")
-        .withName("chat")
-        .delete();
-    await(
-        "held",
-        () -> {
-          KVCachePoolBinding b =
-              cluster
-                  .client()
-                  .resources(KVCachePoolBinding.class)
-                  .inNamespace("ns")
-                  .withName("chat")
-                  .get();
-          return b.getMetadata().getDeletionTimestamp() != null
-              && b.getStatus().phase().filter("Deleting"::equals).isPresent()
-              && b.getStatus().conditions().stream()
-                  .anyMatch(
-                      c ->
-                          c.type().equals("Releasable")
-                              && c.status().equals("False")
-                              && c.reason().filter("HeldByWorkloads"::equals).isPresent()
-                              && c.message().orElse("").contains("ModelDeployment/v"));
-        });
+    chat().delete();
+    awaitHeldBy("ModelDeployment/v");
     cluster.client().resources(ModelDeployment.class).inNamespace("ns").withName("v").delete();
     await(
         "deployment and its replicas gone",
         () -> cluster.md("ns", "v") == null && cluster.pods("ns", "v").isEmpty());
-    await(
-        "binding gone",
-        () ->
-            cluster
-                    .client()
-                    .resources(KVCachePoolBinding.class)
-                    .inNamespace("ns")
-                    .withName("chat")
-                    .get()
-                == null);
+    await("binding gone", () -> chat().get() == null);
   }
 
   @Test
@@ -391,32 +349,11 @@ class OperatorIT {
                 .getAnnotations())
         .as("the webhook's injection record")
         .containsKey(Keys.INJECTED);
-    KVCachePoolBinding binding =
-        cluster
-            .client()
-            .resources(KVCachePoolBinding.class)
-            .inNamespace("ns")
-            .withName("chat")
-            .get();
-    cluster.client().resource(binding).delete();
-    await(
-        "held",
-        () -> {
-          KVCachePoolBinding b = cluster.client().resource(binding).get();
-          return b.getMetadata().getDeletionTimestamp() != null
-              && b.getStatus().conditions().stream()
-                  .anyMatch(
-                      c ->
-                          c.type().equals("Releasable")
-                              && c.status().equals("False")
-                              && c.message().orElse("").contains("Pod/injected"));
-        });
+    chat().delete();
+    awaitHeldBy("Pod/injected");
     cluster.client().pods().inNamespace("ns").withName("injected").withGracePeriod(0).delete();
-    // woken by the Pod's departure, not by the held Binding's recheck 10 s after "held"
-    TestObjects.await(
-        "binding gone",
-        Duration.ofSeconds(7),
-        () -> cluster.client().resource(binding).get() == null);
+    // woken by the Pod's departure, not by the held Binding's recheck 10 s after it was held
+    TestObjects.await("binding gone", Duration.ofSeconds(7), () -> chat().get() == null);
   }
 
   @Test
@@ -652,6 +589,29 @@ class OperatorIT {
     await("audit cleared", () -> injectionRecorded("True", "every Pod"));
   }
 
+  /** Binding chat of namespace ns, the one every deployment here attaches through. */
+  private Resource<KVCachePoolBinding> chat() {
+    return cluster.client().resources(KVCachePoolBinding.class).inNamespace("ns").withName("chat");
+  }
+
+  /** Until Binding chat, being deleted, says {@code holder} holds it. */
+  private void awaitHeldBy(String holder) {
+    await(
+        "held by " + holder,
+        () -> {
+          KVCachePoolBinding b = chat().get();
+          return b.getMetadata().getDeletionTimestamp() != null
+              && b.getStatus().phase().filter("Deleting"::equals).isPresent()
+              && b.getStatus().conditions().stream()
+                  .anyMatch(
+                      c ->
+                          c.type().equals("Releasable")
+                              && c.status().equals("False")
+                              && c.reason().filter("HeldByWorkloads"::equals).isPresent()
+                              && c.message().orElse("").contains(holder));
+        });
+  }
+
   /** A vLLM Pod opted into injection through Binding chat. */
   private static Pod optedIn(String name) {
     return new PodBuilder()
@@ -674,15 +634,7 @@ class OperatorIT {
   }
 
   private boolean injectionRecorded(String status, String message) {
-    return cluster
-        .client()
-        .resources(KVCachePoolBinding.class)
-        .inNamespace("ns")
-        .withName("chat")
-        .get()
-        .getStatus()
-        .conditions()
-        .stream()
+    return chat().get().getStatus().conditions().stream()
         .anyMatch(
             c ->
                 c.type().equals("InjectionRecorded")
