@@ -203,7 +203,7 @@ final class DomainFormats {
     }
     cluster.injectedPods(namespace).stream()
         .filter(p -> Pods.annotation(p, Keys.BINDING).filter(name::equals).isPresent())
-        .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
+        .filter(Pods::injectionRecorded)
         .forEach(
             p ->
                 Pods.annotation(p, Keys.ENGINE)

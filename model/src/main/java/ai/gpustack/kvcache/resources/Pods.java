@@ -27,6 +27,11 @@ public final class Pods {
         && "true".equals(pod.getMetadata().getLabels().get(Keys.INJECT));
   }
 
+  /** Whether the webhook injected the Pod: it carries the injection record. */
+  public static boolean injectionRecorded(Pod pod) {
+    return annotation(pod, Keys.INJECTED).isPresent();
+  }
+
   /** The Pod's annotation {@code key}, if it has one. */
   public static Optional<String> annotation(Pod pod, String key) {
     return Optional.ofNullable(pod.getMetadata().getAnnotations()).map(a -> a.get(key));

@@ -150,7 +150,7 @@ final class VerifyCommand implements java.util.concurrent.Callable<Integer> {
     pods.stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .filter(Pods::injectionRequested)
-        .filter(p -> Pods.annotation(p, Keys.INJECTED).isPresent())
+        .filter(Pods::injectionRecorded)
         .forEach(p -> reads.add(observer.injected(p, cluster)));
     boolean owned = cluster.settings().kvCacheDtypeOwned();
     return reads.stream()

@@ -94,15 +94,15 @@ public final class BindingReconciler
                 p -> bindingOf(p).map(Set::of).orElse(Set.of()),
                 config ->
                     config
-                        .withOnAddFilter(p -> !recorded(p) || Pods.ready(p))
+                        .withOnAddFilter(p -> !Pods.injectionRecorded(p) || Pods.ready(p))
                         .withOnUpdateFilter(
                             (after, before) ->
-                                recorded(after) != recorded(before)
+                                Pods.injectionRecorded(after) != Pods.injectionRecorded(before)
                                     || Pods.ready(after) != Pods.ready(before))
                         .withOnDeleteFilter(
                             (p, stateUnknown) ->
                                 stateUnknown
-                                    || !recorded(p)
+                                    || !Pods.injectionRecorded(p)
                                     || Pods.reportedReady(p)
                                     || bindingOf(p)
                                         .flatMap(b -> context.getPrimaryCache().get(b))
@@ -183,8 +183,7 @@ public final class BindingReconciler
    */
   private Optional<Duration> observeInjected(
       ReplicaObservations o, KVCachePoolBinding binding, List<Pod> optedIn, CacheView view) {
-    List<Pod> ready =
-        optedIn.stream().filter(BindingReconciler::recorded).filter(Pods::ready).toList();
+    List<Pod> ready = optedIn.stream().filter(Pods::injectionRecorded).filter(Pods::ready).toList();
     ReplicaObservations.Known known =
         o.observe(
             "KVCachePoolBinding/"
@@ -285,7 +284,7 @@ public final class BindingReconciler
    * them.
    */
   private Condition audit(KVCachePoolBinding binding, List<Pod> optedIn) {
-    List<Pod> missed = optedIn.stream().filter(p -> !recorded(p)).toList();
+    List<Pod> missed = optedIn.stream().filter(p -> !Pods.injectionRecorded(p)).toList();
     if (missed.isEmpty()) {
       return Conditions.of(
           INJECTION_RECORDED,
@@ -319,11 +318,6 @@ public final class BindingReconciler
         .map(b -> new ResourceID(b, pod.getMetadata().getNamespace()));
   }
 
-  /** Whether the webhook injected {@code pod}: it carries the injection record. */
-  private static boolean recorded(Pod pod) {
-    return Pods.annotation(pod, Keys.INJECTED).isPresent();
-  }
-
   /** The Pods opted into injection through {@code binding}. */
   private static List<Pod> optedIn(
       KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
@@ -339,7 +333,7 @@ public final class BindingReconciler
     List<String> holders = new ArrayList<>();
     status(binding).usedBy().stream().map(WorkloadRef::display).forEach(holders::add);
     optedIn(binding, context).stream()
-        .filter(BindingReconciler::recorded)
+        .filter(Pods::injectionRecorded)
         .map(p -> "Pod/" + p.getMetadata().getName())
         .forEach(holders::add);
     if (holders.isEmpty()) {
