@@ -4,8 +4,8 @@ import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.observe.DtypeObserver;
 import ai.gpustack.kvcache.observe.FairFetcher;
 import ai.gpustack.kvcache.observe.PodProxyFetcher;
-import ai.gpustack.kvcache.operator.informers.DeploymentCache;
 import ai.gpustack.kvcache.operator.informers.Informers;
+import ai.gpustack.kvcache.operator.informers.SharedCaches;
 import ai.gpustack.kvcache.operator.informers.ValueSpecCloner;
 import ai.gpustack.kvcache.operator.reconcile.BackendReconciler;
 import ai.gpustack.kvcache.operator.reconcile.BindingReconciler;
@@ -266,7 +266,7 @@ public final class KvCacheOperator implements AutoCloseable {
       Optional<ReplicaObservations> observations,
       Optional<String> notObserving,
       Options options) {
-    DeploymentCache deployments = new DeploymentCache();
+    SharedCaches shared = new SharedCaches();
     scoped(
         operator,
         new ModelDeploymentReconciler(
@@ -275,11 +275,11 @@ public final class KvCacheOperator implements AutoCloseable {
             options.clock(),
             observations,
             notObserving.orElse(""),
-            deployments),
+            shared),
         options.namespaces());
     scoped(
         operator,
-        new BindingReconciler(events, options.clock(), observations, deployments),
+        new BindingReconciler(events, options.clock(), observations, shared),
         options.namespaces());
     operator.register(new PoolReconciler(options.clock()));
     operator.register(new BackendReconciler());

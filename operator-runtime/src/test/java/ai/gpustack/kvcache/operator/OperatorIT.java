@@ -357,6 +357,51 @@ class OperatorIT {
   }
 
   @Test
+  void a_deployment_held_by_an_injected_pods_format_renders_once_that_pod_is_gone()
+      throws InterruptedException {
+    // fp8 is E5M2 on vLLM 0.4 and E4M3 from 0.5: the Pod, attached first, holds the domain's
+    // format.
+    cluster.apply(
+        """
+        apiVersion: worker.gpustack.ai/v1
+        kind: KVCachePoolBinding
+        metadata: {name: fp8, namespace: ns}
+        spec: {poolRef: {name: shared}, domain: {name: fp8, blockSize: 16, dtype: fp8}, quota: {ceiling: 1Ti}}
+        """);
+    Pod old = optedIn("old-vllm", "fp8");
+    old.getMetadata().getAnnotations().put(Keys.ENGINE_VERSION, "0.4.2");
+    cluster.client().pods().inNamespace("ns").resource(old).create();
+    // Creation times are whole seconds; in the same one, the deployment would sort first.
+    Thread.sleep(1_100);
+    // Admission would refuse the deployment; stored while the webhook was down, the operator holds
+    // it.
+    cluster.server.admission(false);
+    cluster.apply(
+        """
+        apiVersion: worker.gpustack.ai/v1
+        kind: ModelDeployment
+        metadata: {name: v, namespace: ns}
+        spec:
+          model: {name: org/model}
+          engine: {name: vLLM, version: "0.6.0"}
+          kvCache: {poolRef: {name: fp8}}
+          roles: [{name: server, replicas: 1}]
+        """);
+    cluster.server.admission(true);
+    await(
+        "held", () -> cluster.md("ns", "v").getStatus().phase().filter("Held"::equals).isPresent());
+    assertThat(condition(cluster.md("ns", "v"), "DtypeAccepted").message().orElseThrow())
+        .contains("holds one KV format", "Pod/old-vllm");
+    assertThat(cluster.pods("ns", "v")).isEmpty();
+    cluster.client().pods().inNamespace("ns").withName("old-vllm").withGracePeriod(0).delete();
+    // woken by the Pod's departure, which the Binding controller's informer tells of
+    TestObjects.await("ready", Duration.ofSeconds(7), () -> settled(cluster.md("ns", "v")));
+    assertThat(cluster.pods("ns", "v"))
+        .singleElement()
+        .satisfies(p -> assertThat(pairs(command(p), "fp8")).isEqualTo(1));
+  }
+
+  @Test
   void the_upgrade_guides_recovery_works_end_to_end() {
     cluster.apply(LEGACY);
     cluster.setting(Settings.KV_CACHE_DTYPE_OWNED.name(), "false");
@@ -614,12 +659,16 @@ class OperatorIT {
 
   /** A vLLM Pod opted into injection through Binding chat. */
   private static Pod optedIn(String name) {
+    return optedIn(name, "chat");
+  }
+
+  private static Pod optedIn(String name, String binding) {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
         .withNamespace("ns")
         .addToLabels(Keys.INJECT, "true")
-        .addToAnnotations(Keys.BINDING, "chat")
+        .addToAnnotations(Keys.BINDING, binding)
         .addToAnnotations(Keys.ENGINE, "vLLM")
         .endMetadata()
         .withNewSpec()

@@ -16,20 +16,24 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInfor
 import java.util.List;
 import java.util.Optional;
 
-/** A {@link ClusterView} over one controller's own informer caches. */
+/**
+ * A {@link ClusterView} over one controller's own informer caches, and the {@link SharedCaches} of
+ * another.
+ */
 public final class CacheView implements ClusterView {
   private final Context<?> context;
-  private final Optional<DeploymentCache> deployments;
+  private final Optional<SharedCaches> shared;
 
+  /** A controller that reads neither deployments nor injected Pods. */
   public CacheView(Context<?> context) {
     this.context = context;
-    this.deployments = Optional.empty();
+    this.shared = Optional.empty();
   }
 
-  /** A controller of another kind that reads the deployments from {@code deployments}. */
-  public CacheView(Context<?> context, DeploymentCache deployments) {
+  /** A controller that reads the deployments and injected Pods another one caches. */
+  public CacheView(Context<?> context, SharedCaches shared) {
     this.context = context;
-    this.deployments = Optional.of(deployments);
+    this.shared = Optional.of(shared);
   }
 
   @SuppressWarnings("unchecked")
@@ -81,17 +85,17 @@ public final class CacheView implements ClusterView {
     if (context.getPrimaryResource() instanceof ModelDeployment) {
       return ((Context<ModelDeployment>) context).getPrimaryCache().list(namespace).toList();
     }
-    return deployments
-        .orElseThrow(() -> new IllegalStateException("this controller reads no ModelDeployments"))
-        .in(namespace);
+    return shared().deployments(namespace);
   }
 
-  /** The injected Pods of {@code namespace}, from the controller's injected-pods sources. */
   @Override
   public List<Pod> injectedPods(String namespace) {
-    return Informers.pods(context, Informers.INJECTED_PODS, namespace)
-        .map(s -> s.list(namespace, p -> true).toList())
-        .orElse(List.of());
+    return shared().injectedPods(namespace);
+  }
+
+  private SharedCaches shared() {
+    return shared.orElseThrow(
+        () -> new IllegalStateException("this controller reads no deployments or injected Pods"));
   }
 
   @Override

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -89,13 +90,14 @@ public final class Informers {
 
   /**
    * Pods labelled for injection, waking the primaries {@code mapper} names on the events {@code
-   * filters} let through; read with {@link #owned} (by the Binding they name) or {@link
-   * #pods(Context, String, String)}.
+   * filters} let through; read with {@link #owned} (by the Binding they name), or by another
+   * controller through {@code shared}, which also hears of every arrival and departure.
    */
   public static <P extends HasMetadata> List<EventSource<Pod, P>> injectedPods(
       EventSourceContext<P> context,
       SecondaryToPrimaryMapper<Pod> mapper,
-      UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> filters) {
+      UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> filters,
+      SharedCaches shared) {
     return pods(
         INJECTED_PODS,
         context,
@@ -104,7 +106,12 @@ public final class Informers {
             filters.apply(
                 config
                     .withLabelSelector(Keys.INJECT + "=true")
-                    .withSecondaryToPrimaryMapper(mapper)));
+                    .withSecondaryToPrimaryMapper(mapper)),
+        (scope, config) -> {
+          InjectedPodSource<P> source = new InjectedPodSource<>(config, context, shared);
+          shared.injectedPodsFrom(scope, source);
+          return source;
+        });
   }
 
   /**
@@ -120,6 +127,22 @@ public final class Informers {
       EventSourceContext<P> context,
       Function<Pod, Optional<String>> owner,
       UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> configure) {
+    return pods(
+        name,
+        context,
+        owner,
+        configure,
+        (scope, config) -> new InformerEventSource<>(config, context));
+  }
+
+  private static <P extends HasMetadata> List<EventSource<Pod, P>> pods(
+      String name,
+      EventSourceContext<P> context,
+      Function<Pod, Optional<String>> owner,
+      UnaryOperator<InformerEventSourceConfiguration.Builder<Pod>> configure,
+      BiFunction<
+              Optional<String>, InformerEventSourceConfiguration<Pod>, InformerEventSource<Pod, P>>
+          make) {
     Set<String> watched = context.getControllerConfiguration().getEffectiveNamespaces();
     Stream<Optional<String>> scopes =
         InformerConfiguration.allNamespacesWatched(watched)
@@ -135,8 +158,7 @@ public final class Informers {
                           .withName(sourceName(name, scope))
                           .withItemStore(new TransformingItemStore<>(CachedPod::of)));
               scope.ifPresentOrElse(config::withNamespaces, config::withWatchAllNamespaces);
-              InformerEventSource<Pod, P> source =
-                  new InformerEventSource<>(config.build(), context);
+              InformerEventSource<Pod, P> source = make.apply(scope, config.build());
               source.addIndexers(
                   Map.of(
                       BY_OWNER,
@@ -150,7 +172,7 @@ public final class Informers {
 
   /** The source {@link #pods} named {@code name} made for {@code namespace}'s Pods, if watched. */
   @SuppressWarnings("unchecked")
-  public static <P extends HasMetadata> Optional<InformerEventSource<Pod, P>> pods(
+  private static <P extends HasMetadata> Optional<InformerEventSource<Pod, P>> pods(
       Context<P> context, String name, String namespace) {
     Set<String> watched = context.getControllerConfiguration().getEffectiveNamespaces();
     Optional<String> scope;

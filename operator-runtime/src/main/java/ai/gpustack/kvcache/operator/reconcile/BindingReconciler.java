@@ -6,8 +6,8 @@ import ai.gpustack.kvcache.api.Condition;
 import ai.gpustack.kvcache.api.KVCachePoolBindingStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
 import ai.gpustack.kvcache.operator.informers.CacheView;
-import ai.gpustack.kvcache.operator.informers.DeploymentCache;
 import ai.gpustack.kvcache.operator.informers.Informers;
+import ai.gpustack.kvcache.operator.informers.SharedCaches;
 import ai.gpustack.kvcache.operator.status.Conditions;
 import ai.gpustack.kvcache.operator.status.Events;
 import ai.gpustack.kvcache.operator.status.ReplicaObservations;
@@ -63,21 +63,19 @@ public final class BindingReconciler
   private final Events events;
   private final Clock clock;
   private final Optional<ReplicaObservations> observations;
-  private final DeploymentCache deployments;
+  private final SharedCaches shared;
 
   /**
-   * {@code observations} reads what injected Pods' engines report, when present; {@code
-   * deployments} is the ModelDeployment controller's cache, registered beside this one.
+   * {@code observations} reads what injected Pods' engines report, when present; {@code shared}
+   * holds the ModelDeployment controller's cache, registered beside this one, and is handed this
+   * controller's injected Pods.
    */
   public BindingReconciler(
-      Events events,
-      Clock clock,
-      Optional<ReplicaObservations> observations,
-      DeploymentCache deployments) {
+      Events events, Clock clock, Optional<ReplicaObservations> observations, SharedCaches shared) {
     this.events = events;
     this.clock = clock;
     this.observations = observations;
-    this.deployments = deployments;
+    this.shared = shared;
   }
 
   @Override
@@ -107,7 +105,8 @@ public final class BindingReconciler
                                     || bindingOf(p)
                                         .flatMap(b -> context.getPrimaryCache().get(b))
                                         .map(HasMetadata::isMarkedForDeletion)
-                                        .orElse(false))));
+                                        .orElse(false)),
+                shared));
     sources.addAll(
         List.of(
             Informers.watch(
@@ -136,7 +135,7 @@ public final class BindingReconciler
   public UpdateControl<KVCachePoolBinding> reconcile(
       KVCachePoolBinding binding, Context<KVCachePoolBinding> context) {
     KVCachePoolBindingStatus current = status(binding);
-    CacheView view = new CacheView(context, deployments);
+    CacheView view = new CacheView(context, shared);
     List<Condition> wanted = new ArrayList<>();
     Optional<KVCachePool> pool = view.pool(binding.getSpec().poolRef().name());
     String phase;

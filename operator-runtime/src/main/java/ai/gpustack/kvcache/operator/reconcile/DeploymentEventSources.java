@@ -1,6 +1,7 @@
 package ai.gpustack.kvcache.operator.reconcile;
 
 import ai.gpustack.kvcache.operator.informers.Informers;
+import ai.gpustack.kvcache.operator.informers.SharedCaches;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.resources.KVCacheBackend;
 import ai.gpustack.kvcache.resources.KVCachePool;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,18 +40,20 @@ final class DeploymentEventSources {
 
   /**
    * The event sources of the reconciler. {@code claimsDropped} hears of a Binding whose usedBy lost
-   * a claim before the deployments it wakes reconcile.
+   * a claim before the deployments it wakes reconcile; {@code shared} tells of injected Pods.
    */
   static List<EventSource<?, ModelDeployment>> of(
-      EventSourceContext<ModelDeployment> context, Consumer<KVCachePoolBinding> claimsDropped) {
+      EventSourceContext<ModelDeployment> context,
+      Consumer<KVCachePoolBinding> claimsDropped,
+      SharedCaches shared) {
     List<EventSource<?, ModelDeployment>> sources = new ArrayList<>(replicas(context));
     // Injected Pods share the domain's one-format rule; their arrival or departure can change
-    // which attachment is the domain's earliest.
-    sources.addAll(
-        Informers.injectedPods(
-            context,
-            p -> namingBindingOf(context, p),
-            config -> config.withOnUpdateFilter((after, before) -> false)));
+    // which attachment is the domain's earliest. The KVCachePoolBinding controller's informer
+    // tells of them: a second one would read every injected Pod's every write again.
+    SimpleInboundEventSource<ModelDeployment> injected =
+        new SimpleInboundEventSource<>(Informers.INJECTED_PODS);
+    shared.onInjectedPodMoves(p -> namingBindingOf(context, p).forEach(injected::propagateEvent));
+    sources.add(injected);
     sources.addAll(
         List.of(
             Informers.watch(

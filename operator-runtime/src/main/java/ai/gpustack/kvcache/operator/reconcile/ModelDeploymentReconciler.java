@@ -6,8 +6,8 @@ import ai.gpustack.kvcache.api.RoleStatus;
 import ai.gpustack.kvcache.api.WorkloadRef;
 import ai.gpustack.kvcache.observe.Observation;
 import ai.gpustack.kvcache.operator.informers.CacheView;
-import ai.gpustack.kvcache.operator.informers.DeploymentCache;
 import ai.gpustack.kvcache.operator.informers.Informers;
+import ai.gpustack.kvcache.operator.informers.SharedCaches;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
 import ai.gpustack.kvcache.operator.render.RenderException;
 import ai.gpustack.kvcache.operator.render.Rendering;
@@ -87,7 +87,7 @@ public final class ModelDeploymentReconciler
   /** Why the engines are not read, when {@link #observations} is empty: said in DtypeObserved. */
   private final String notObserving;
 
-  private final DeploymentCache deployments;
+  private final SharedCaches shared;
 
   /**
    * Claims written by this process that the Binding cache does not show yet (Binding UID and
@@ -105,8 +105,9 @@ public final class ModelDeploymentReconciler
   private final Map<String, Instant> lastStatusWrite = new ConcurrentHashMap<>();
 
   /**
-   * {@code observations} reads what the replicas' engines report, when present; {@code deployments}
-   * is handed this controller's cache for the others to read.
+   * {@code observations} reads what the replicas' engines report, when present; {@code shared} is
+   * handed this controller's cache for the others to read, and holds the KVCachePoolBinding
+   * controller's injected Pods.
    */
   public ModelDeploymentReconciler(
       PodRenderer renderer,
@@ -114,13 +115,13 @@ public final class ModelDeploymentReconciler
       Clock clock,
       Optional<ReplicaObservations> observations,
       String notObserving,
-      DeploymentCache deployments) {
+      SharedCaches shared) {
     this.renderer = renderer;
     this.events = events;
     this.clock = clock;
     this.observations = observations;
     this.notObserving = notObserving;
-    this.deployments = deployments;
+    this.shared = shared;
   }
 
   static WorkloadRef claimOf(ModelDeployment md) {
@@ -130,16 +131,16 @@ public final class ModelDeploymentReconciler
   @Override
   public List<EventSource<?, ModelDeployment>> prepareEventSources(
       EventSourceContext<ModelDeployment> context) {
-    deployments.from(context.getPrimaryCache());
+    shared.deploymentsFrom(context.getPrimaryCache());
     return DeploymentEventSources.of(
-        context, b -> claimed.removeIf(c -> c.startsWith(b.getMetadata().getUid() + "/")));
+        context, b -> claimed.removeIf(c -> c.startsWith(b.getMetadata().getUid() + "/")), shared);
   }
 
   @Override
   public UpdateControl<ModelDeployment> reconcile(
       ModelDeployment md, Context<ModelDeployment> context) {
     KubernetesClient client = context.getClient();
-    CacheView view = new CacheView(context);
+    CacheView view = new CacheView(context, shared);
     Rendering rendering;
     try {
       rendering = renderer.render(md, view);
