@@ -32,7 +32,13 @@ public final class HealthServer implements AutoCloseable {
             listen,
             Optional.empty(),
             new HttpEndpoint.Limits(
-                64 * 1024, Duration.ofSeconds(5), Duration.ofSeconds(5), 256, 1, 2),
+                64 * 1024,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(5),
+                256,
+                1,
+                2),
             request ->
                 switch (request.path()) {
                   case "/healthz" -> probe(live, "ok", "not started");

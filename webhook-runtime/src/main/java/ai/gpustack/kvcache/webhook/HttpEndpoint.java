@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -48,10 +49,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A small HTTP/1.1 server on Netty's event loop for the webhook and the health endpoints, built so
  * that no client can hold it: connections wait on the event loop, not on a thread each; a TLS
  * handshake must finish, and a whole request arrive, within their deadlines, or the connection is
- * closed; a connection idle between requests is closed; bodies are capped; beyond {@code
- * maxConnections} new connections are closed at once. Handlers run on a pool of their own (they may
- * read the API server), so the event loop only moves bytes. Thread-safe; stopped by {@link
- * #close()}.
+ * closed; a connection idle between requests is closed after its own; bodies are capped; beyond
+ * {@code maxConnections} new connections are closed at once. Handlers run on a pool of their own
+ * (they may read the API server), so the event loop only moves bytes. Thread-safe; stopped by
+ * {@link #close()}.
  */
 public final class HttpEndpoint implements AutoCloseable {
   /** One request, whole. */
@@ -77,15 +78,16 @@ public final class HttpEndpoint implements AutoCloseable {
 
   /**
    * How long and how much a client may take: a TLS handshake within {@code handshake}; each whole
-   * request within {@code request} of the connection's opening or of the previous answer (so an
-   * idle connection is closed after it too); a body of at most {@code maxBodyBytes}; at most {@code
-   * maxConnections} open at once. {@code eventLoops} threads move bytes, {@code handlerThreads}
-   * answer.
+   * request within {@code request} of the connection's opening or of the request's first byte; at
+   * most {@code idle} between an answer and the next request's first byte; a body of at most {@code
+   * maxBodyBytes}; at most {@code maxConnections} open at once. {@code eventLoops} threads move
+   * bytes, {@code handlerThreads} answer.
    */
   public record Limits(
       int maxBodyBytes,
       Duration handshake,
       Duration request,
+      Duration idle,
       int maxConnections,
       int eventLoops,
       int handlerThreads) {}
@@ -144,8 +146,17 @@ public final class HttpEndpoint implements AutoCloseable {
                           h.setHandshakeTimeoutMillis(limits.handshake().toMillis());
                           p.addLast(h);
                         });
+                    Exchange exchange = new Exchange(limits, handler, handlers);
+                    p.addLast(
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object bytes) {
+                            exchange.bytesArrived(ctx);
+                            ctx.fireChannelRead(bytes);
+                          }
+                        });
                     p.addLast(new HttpServerCodec(4096, 16 * 1024, 64 * 1024));
-                    p.addLast(new Exchange(limits, handler, handlers));
+                    p.addLast(exchange);
                   }
                 });
     ChannelFuture bound = bootstrap.bind(address).awaitUninterruptibly();
@@ -165,8 +176,9 @@ public final class HttpEndpoint implements AutoCloseable {
 
   /**
    * One connection's requests, one at a time: the body gathered up to the cap, the whole request
-   * within its deadline (counted from the connection's opening, then from each answer), then handed
-   * to the handler pool and answered.
+   * within its deadline (counted from the connection's opening, then from each request's first
+   * byte), then handed to the handler pool and answered; between answer and request, the idle
+   * deadline.
    */
   private static final class Exchange extends SimpleChannelInboundHandler<HttpObject> {
     private final Limits limits;
@@ -176,6 +188,7 @@ public final class HttpEndpoint implements AutoCloseable {
     private ByteArrayOutputStream body;
     private boolean oversized;
     private ScheduledFuture<?> deadline;
+    private boolean idle;
 
     Exchange(Limits limits, Handler handler, ExecutorService handlers) {
       this.limits = limits;
@@ -185,11 +198,22 @@ public final class HttpEndpoint implements AutoCloseable {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-      arm(ctx);
+      arm(ctx, limits.request());
       super.channelActive(ctx);
     }
 
-    private void arm(ChannelHandlerContext ctx) {
+    /**
+     * The next request's first bytes, on an idle connection: its deadline replaces the idle one.
+     */
+    void bytesArrived(ChannelHandlerContext ctx) {
+      if (idle) {
+        idle = false;
+        disarm();
+        arm(ctx, limits.request());
+      }
+    }
+
+    private void arm(ChannelHandlerContext ctx, Duration within) {
       if (deadline == null) {
         deadline =
             ctx.executor()
@@ -197,7 +221,7 @@ public final class HttpEndpoint implements AutoCloseable {
                     () -> {
                       ctx.close();
                     },
-                    limits.request().toMillis(),
+                    within.toMillis(),
                     TimeUnit.MILLISECONDS);
       }
     }
@@ -285,7 +309,8 @@ public final class HttpEndpoint implements AutoCloseable {
       ctx.channel().config().setAutoRead(true);
       var written = ctx.writeAndFlush(out);
       if (keepAlive) {
-        arm(ctx);
+        idle = true;
+        arm(ctx, limits.idle());
       } else {
         written.addListener(ChannelFutureListener.CLOSE);
       }

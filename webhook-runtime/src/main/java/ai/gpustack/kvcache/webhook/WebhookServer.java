@@ -34,13 +34,23 @@ import org.slf4j.LoggerFactory;
  * nothing else (health and metrics are the management port's, off the webhook's Service). TLS 1.3,
  * or TLS 1.2 with AEAD suites only; a handshake within 10 s and each whole request within 10 s (the
  * API server's own default webhook timeout), 1,024 connections at most, bodies up to {@value
- * #MAX_BODY_BYTES} bytes: no client can hold a thread or the port. Started with {@link #builder()}.
- * A request that is not a JSON AdmissionReview of the route's kind gets a 4xx with a one-line
- * reason, never a stack trace and never an accidental {@code allowed: true}.
+ * #MAX_BODY_BYTES} bytes: no client can hold a thread or the port. An idle connection is kept
+ * {@link #IDLE}, beyond the API server's own 90 s. Started with {@link #builder()}. A request that
+ * is not a JSON AdmissionReview of the route's kind gets a 4xx with a one-line reason, never a
+ * stack trace and never an accidental {@code allowed: true}.
  */
 public final class WebhookServer implements AutoCloseable {
   /** Bodies above this are refused with 413. */
   public static final int MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+  /**
+   * How long a connection may wait for its next request: longer than the 90 s kube-apiserver keeps
+   * an idle one (client-go's transports take Go's {@code http.DefaultTransport}'s {@code
+   * IdleConnTimeout}), so the API server closes first. Closing first, the server made the API
+   * server handshake again after every pause (eight connections for eight concurrent creates), and
+   * a call could go out on a connection being closed.
+   */
+  static final Duration IDLE = Duration.ofSeconds(120);
 
   /** The protocol versions spoken. */
   static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
@@ -171,6 +181,7 @@ public final class WebhookServer implements AutoCloseable {
                   MAX_BODY_BYTES,
                   Duration.ofSeconds(10),
                   Duration.ofSeconds(10),
+                  IDLE,
                   1024,
                   Math.max(1, cpus),
                   Math.max(4, cpus * 2)),
