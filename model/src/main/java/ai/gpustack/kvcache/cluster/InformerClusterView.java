@@ -40,6 +40,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final Duration staleAfter;
   private final Clock clock;
   private volatile Instant unwatchedSince;
+  private volatile SettingsRead settingsRead = new SettingsRead(List.of(), null);
 
   private InformerClusterView(
       KubernetesClient client, Set<String> namespaces, Duration staleAfter, Clock clock) {
@@ -191,9 +192,35 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         .toList();
   }
 
+  /**
+   * Read once per change: every injection asks, and parsing the values was an eighth of a review's
+   * handling. The informer stores a new object for each change, so the same objects by identity
+   * mean the same Settings.
+   */
   @Override
   public EffectiveSettings settings() {
-    return Settings.effective(Setting.values(settings.getStore().list().stream()));
+    List<Setting> now = settings.getStore().list();
+    SettingsRead read = settingsRead;
+    if (!read.madeOf(now)) {
+      read = new SettingsRead(now, Settings.effective(Setting.values(now.stream())));
+      settingsRead = read;
+    }
+    return read.effective();
+  }
+
+  /** The Settings in effect, and the Setting objects they were read from. */
+  private record SettingsRead(List<Setting> from, EffectiveSettings effective) {
+    boolean madeOf(List<Setting> objects) {
+      if (effective == null || objects.size() != from.size()) {
+        return false;
+      }
+      for (int i = 0; i < objects.size(); i++) {
+        if (objects.get(i) != from.get(i)) {
+          return false;
+        }
+      }
+      return true;
+    }
   }
 
   @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.ModelDeploymentStatus;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.operator.cli.ShippedJar;
 import ai.gpustack.kvcache.operator.e2e.ControlPlane;
 import ai.gpustack.kvcache.operator.e2e.Installation;
 import ai.gpustack.kvcache.operator.render.PodRenderer;
@@ -845,11 +846,12 @@ class OperatorBenchmark {
   static Process java(Path log, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
-    // The shipped image's JVM: a 512Mi limit at MaxRAMPercentage=75 gives a 384 MiB heap, and a
-    // container under 1792 MiB is not a server-class machine to the JVM, so it runs Serial GC.
-    // MarkSweepDeadRatio=0 only makes the measuring full GC compact all: Serial otherwise leaves up
-    // to 5 % of the old generation as dead filler arrays (14 MiB of int[] counted used at 2,000).
-    command.addAll(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0"));
+    // The shipped image's JVM. MarkSweepDeadRatio=0 only makes the measuring full GC compact all:
+    // Serial otherwise leaves up to 5 % of the old generation as dead filler arrays (14 MiB of
+    // int[]
+    // counted used at 2,000).
+    command.addAll(ShippedJar.IMAGE_JVM);
+    command.add("-XX:MarkSweepDeadRatio=0");
     if (Boolean.getBoolean("kvcache.bench.jfr")) {
       // a CPU and allocation profile of each process, beside its log
       command.add(

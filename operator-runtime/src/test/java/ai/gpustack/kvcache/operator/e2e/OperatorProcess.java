@@ -16,8 +16,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code kvcache run} from the shipped jar as a process of its own, authorized only by the
- * kubeconfig it is given, its webhook on a loopback port with the self-signed certificate.
+ * {@code kvcache run} from the shipped jar as a process of its own, on the shipped image's JVM
+ * options, authorized only by the kubeconfig it is given, its webhook on a loopback port with the
+ * self-signed certificate.
  */
 public final class OperatorProcess implements AutoCloseable {
   private final Process process;
@@ -55,7 +56,8 @@ public final class OperatorProcess implements AutoCloseable {
                 identity));
     args.addAll(List.of(more));
     try {
-      Process process = ShippedJar.start(jar, log, args.toArray(String[]::new));
+      Process process =
+          ShippedJar.start(jar, ShippedJar.IMAGE_JVM, log, args.toArray(String[]::new));
       OperatorProcess operator = new OperatorProcess(process, log, healthPort);
       operator.awaitReady(Duration.ofSeconds(120));
       return operator;

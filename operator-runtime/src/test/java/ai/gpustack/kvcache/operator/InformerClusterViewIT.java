@@ -1,0 +1,62 @@
+package ai.gpustack.kvcache.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.api.Settings;
+import ai.gpustack.kvcache.cluster.InformerClusterView;
+import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.Setting;
+import ai.gpustack.kvcache.sandbox.SandboxServer;
+import ai.gpustack.kvcache.spi.EngineRegistry;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The webhook's view of the Settings, which it reads once per change rather than per review. */
+class InformerClusterViewIT {
+  @Test
+  void a_setting_written_or_deleted_is_read_by_the_next_review() {
+    String name = Settings.KV_CACHE_DTYPE_OWNED.name();
+    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
+        KubernetesClient client =
+            new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(server.kubeconfig()))
+                .withKubernetesSerialization(KvCacheSerialization.create())
+                .build();
+        InformerClusterView view = InformerClusterView.start(client)) {
+      TestObjects.await("the caches synced", Duration.ofSeconds(30), view::synced);
+      EffectiveSettings defaults = view.settings();
+      assertThat(defaults.kvCacheDtypeOwned()).isTrue();
+      assertThat(view.settings()).isSameAs(defaults);
+
+      TestObjects.apply(
+          client,
+          """
+          apiVersion: gpustack.ai/v1
+          kind: Setting
+          metadata: {name: %s, namespace: %s}
+          spec: {value: "false"}
+          """
+              .formatted(name, Settings.NAMESPACE));
+      TestObjects.await("the Setting turned off read", Duration.ofSeconds(10), () -> !owned(view));
+
+      TestObjects.setting(client, name, "true");
+      TestObjects.await("the Setting turned on read", Duration.ofSeconds(10), () -> owned(view));
+
+      TestObjects.setting(client, name, "false");
+      TestObjects.await(
+          "the Setting turned off again read", Duration.ofSeconds(10), () -> !owned(view));
+
+      client.resources(Setting.class).inNamespace(Settings.NAMESPACE).withName(name).delete();
+      TestObjects.await(
+          "the default read once the Setting is gone", Duration.ofSeconds(10), () -> owned(view));
+    }
+  }
+
+  private static boolean owned(InformerClusterView view) {
+    return view.settings().kvCacheDtypeOwned();
+  }
+}
