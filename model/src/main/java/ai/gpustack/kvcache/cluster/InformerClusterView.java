@@ -40,7 +40,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final Duration staleAfter;
   private final Clock clock;
   private volatile Instant unwatchedSince;
-  private volatile SettingsRead settingsRead = new SettingsRead(List.of(), null);
+  private volatile SettingsRead settingsRead;
 
   private InformerClusterView(
       KubernetesClient client, Set<String> namespaces, Duration staleAfter, Clock clock) {
@@ -201,7 +201,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   public EffectiveSettings settings() {
     List<Setting> now = settings.getStore().list();
     SettingsRead read = settingsRead;
-    if (!read.madeOf(now)) {
+    if (read == null || !read.madeOf(now)) {
       read = new SettingsRead(now, Settings.effective(Setting.values(now.stream())));
       settingsRead = read;
     }
@@ -211,7 +211,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   /** The Settings in effect, and the Setting objects they were read from. */
   private record SettingsRead(List<Setting> from, EffectiveSettings effective) {
     boolean madeOf(List<Setting> objects) {
-      if (effective == null || objects.size() != from.size()) {
+      if (objects.size() != from.size()) {
         return false;
       }
       for (int i = 0; i < objects.size(); i++) {

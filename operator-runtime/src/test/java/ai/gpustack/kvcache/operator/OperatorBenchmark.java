@@ -847,9 +847,8 @@ class OperatorBenchmark {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     // The shipped image's JVM. MarkSweepDeadRatio=0 only makes the measuring full GC compact all:
-    // Serial otherwise leaves up to 5 % of the old generation as dead filler arrays (14 MiB of
-    // int[]
-    // counted used at 2,000).
+    // Serial otherwise leaves up to 5 % of the old generation as dead filler arrays
+    // (at 2,000, 14 MiB of int[] counted as used).
     command.addAll(ShippedJar.IMAGE_JVM);
     command.add("-XX:MarkSweepDeadRatio=0");
     if (Boolean.getBoolean("kvcache.bench.jfr")) {
