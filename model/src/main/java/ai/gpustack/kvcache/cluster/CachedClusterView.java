@@ -22,7 +22,8 @@ public final class CachedClusterView implements ClusterView {
    * The objects of {@code kind} the caller's caches hold: {@link KVCachePoolBinding}, {@link
    * KVCachePool}, {@link KVCacheBackend}, {@link ModelDeployment}, {@link Pod} and {@link Setting}
    * (in {@code gpustack-system}). An empty collection for a kind not cached reads as none; missing
-   * Settings read as their defaults.
+   * Settings read as their defaults. Answered from memory, without waiting: a webhook may ask on
+   * its event loop.
    */
   @FunctionalInterface
   public interface Caches {
@@ -77,5 +78,11 @@ public final class CachedClusterView implements ClusterView {
   @Override
   public EffectiveSettings settings() {
     return of(Setting.class).settings();
+  }
+
+  /** {@link Caches} answer from memory. */
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 }

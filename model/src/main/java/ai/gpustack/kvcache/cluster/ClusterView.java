@@ -43,4 +43,13 @@ public interface ClusterView {
   default java.util.Optional<String> staleness() {
     return java.util.Optional.empty();
   }
+
+  /**
+   * Whether a read may wait on something outside the process without asking {@link
+   * MemoryOnly#check()} first: such a view is never read on an event loop. Views held in memory,
+   * and views that ask, say no.
+   */
+  default boolean mayBlock() {
+    return true;
+  }
 }

@@ -164,12 +164,14 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   /**
    * {@code cached}, or else what the API server holds now: a name not found, an empty name and a
-   * read that fails all read as missing, as the cache would say.
+   * read that fails all read as missing, as the cache would say. Inside {@link MemoryOnly#attempt}
+   * a read that would go out is not made.
    */
   private static <T> Optional<T> cachedOrRead(T cached, Supplier<T> read) {
     if (cached != null) {
       return Optional.of(cached);
     }
+    MemoryOnly.check();
     try {
       return Optional.ofNullable(read.get());
     } catch (KubernetesClientException | IllegalArgumentException e) {
@@ -221,6 +223,12 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
       }
       return true;
     }
+  }
+
+  /** Only a read the cache misses waits, and it asks {@link MemoryOnly} first. */
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -114,4 +114,10 @@ public final class MemoryClusterView implements ClusterView {
   public EffectiveSettings settings() {
     return settings;
   }
+
+  /** Every read is in memory. */
+  @Override
+  public boolean mayBlock() {
+    return false;
+  }
 }

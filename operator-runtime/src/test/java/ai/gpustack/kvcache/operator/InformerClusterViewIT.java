@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ai.gpustack.kvcache.api.EffectiveSettings;
 import ai.gpustack.kvcache.api.Settings;
 import ai.gpustack.kvcache.cluster.InformerClusterView;
+import ai.gpustack.kvcache.cluster.MemoryOnly;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
 import ai.gpustack.kvcache.resources.Setting;
 import ai.gpustack.kvcache.sandbox.SandboxServer;
@@ -15,7 +16,10 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The webhook's view of the Settings, which it reads once per change rather than per review. */
+/**
+ * The webhook's view: the Settings read once per change rather than per review, and reads past the
+ * cache made only where the caller may wait.
+ */
 class InformerClusterViewIT {
   @Test
   void a_setting_written_or_deleted_is_read_by_the_next_review() {
@@ -53,6 +57,33 @@ class InformerClusterViewIT {
       client.resources(Setting.class).inNamespace(Settings.NAMESPACE).withName(name).delete();
       TestObjects.await(
           "the default read once the Setting is gone", Duration.ofSeconds(10), () -> owned(view));
+    }
+  }
+
+  @Test
+  void a_read_the_cache_cannot_answer_waits_only_where_the_caller_may_wait() {
+    try (SandboxServer server = SandboxServer.start(EngineRegistry.load(), 0);
+        KubernetesClient client =
+            new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(server.kubeconfig()))
+                .withKubernetesSerialization(KvCacheSerialization.create())
+                .build();
+        InformerClusterView view = InformerClusterView.start(client)) {
+      TestObjects.apply(client, TestObjects.STORE);
+      TestObjects.await(
+          "the pool and the Binding cached",
+          Duration.ofSeconds(30),
+          () ->
+              MemoryOnly.attempt(() -> view.pool("shared")).isPresent()
+                  && MemoryOnly.attempt(() -> view.binding("ns", "chat")).isPresent());
+      assertThat(MemoryOnly.attempt(() -> view.binding("ns", "chat")))
+          .as("a cached Binding, in memory")
+          .hasValueSatisfying(b -> assertThat(b).isPresent());
+
+      assertThat(MemoryOnly.attempt(() -> view.pool("elsewhere")))
+          .as("a pool the cache lacks is not read in memory")
+          .isEmpty();
+      assertThat(view.pool("elsewhere")).as("read from the API server: missing").isEmpty();
     }
   }
 

@@ -50,6 +50,14 @@ public final class Admission {
   }
 
   /**
+   * Whether a review may be answered inside {@link ai.gpustack.kvcache.cluster.MemoryOnly#attempt}:
+   * the rules are pure, so it is whether the view may block without asking.
+   */
+  public boolean answersFromMemory() {
+    return !cluster.mayBlock();
+  }
+
+  /**
    * Answers a review sent to {@code route}'s path. Throws {@link AdmissionException} when the
    * review cannot be answered: not a review, no request, no uid, or another kind than the route
    * takes.

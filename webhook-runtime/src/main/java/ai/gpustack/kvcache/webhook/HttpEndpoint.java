@@ -50,9 +50,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that no client can hold it: connections wait on the event loop, not on a thread each; a TLS
  * handshake must finish, and a whole request arrive, within their deadlines, or the connection is
  * closed; a connection idle between requests is closed after its own; bodies are capped; beyond
- * {@code maxConnections} new connections are closed at once. Handlers run on a pool of their own
- * (they may read the API server), so the event loop only moves bytes. Thread-safe; stopped by
- * {@link #close()}.
+ * {@code maxConnections} new connections are closed at once. A handler answers on the event loop
+ * when it can without blocking, else on a pool of its own (it may read the API server), so the
+ * event loop never waits. Thread-safe; stopped by {@link #close()}.
  */
 public final class HttpEndpoint implements AutoCloseable {
   /** One request, whole. */
@@ -70,10 +70,20 @@ public final class HttpEndpoint implements AutoCloseable {
     }
   }
 
-  /** Answers a request; may block, never on the event loop. */
+  /** Answers a request. */
   @FunctionalInterface
   public interface Handler {
+    /** The answer, on a handler thread: may block. */
     Response handle(Request request);
+
+    /**
+     * The answer if it can be had without blocking, on the event loop: a hand-over to a handler
+     * thread and back costs a request more than a short answer does. Empty hands the request to
+     * {@link #handle}.
+     */
+    default Optional<Response> handleWithoutBlocking(Request request) {
+      return Optional.empty();
+    }
   }
 
   /**
@@ -177,8 +187,8 @@ public final class HttpEndpoint implements AutoCloseable {
   /**
    * One connection's requests, one at a time: the body gathered up to the cap, the whole request
    * within its deadline (counted from the connection's opening, then from each request's first
-   * byte), then handed to the handler pool and answered; between answer and request, the idle
-   * deadline.
+   * byte), then answered on the event loop or, when that would block, the handler pool; between
+   * answer and request, the idle deadline.
    */
   private static final class Exchange extends SimpleChannelInboundHandler<HttpObject> {
     private final Limits limits;
@@ -273,6 +283,16 @@ public final class HttpEndpoint implements AutoCloseable {
                   Optional.ofNullable(request.headers().get(HttpHeaderNames.CONTENT_TYPE)),
                   body.toByteArray());
           body = null;
+          Optional<Response> now;
+          try {
+            now = handler.handleWithoutBlocking(whole);
+          } catch (RuntimeException e) {
+            now = Optional.of(internalError(e));
+          }
+          if (now.isPresent()) {
+            reply(ctx, keepAlive, now.get());
+            return;
+          }
           ctx.channel().config().setAutoRead(false);
           try {
             handlers.execute(
@@ -281,8 +301,7 @@ public final class HttpEndpoint implements AutoCloseable {
                   try {
                     response = handler.handle(whole);
                   } catch (RuntimeException e) {
-                    response =
-                        Response.text(500, "internal error: " + e.getClass().getSimpleName());
+                    response = internalError(e);
                   }
                   Response answer = response;
                   ctx.executor().execute(() -> reply(ctx, keepAlive, answer));
@@ -292,6 +311,10 @@ public final class HttpEndpoint implements AutoCloseable {
           }
         }
       }
+    }
+
+    private static Response internalError(RuntimeException e) {
+      return Response.text(500, "internal error: " + e.getClass().getSimpleName());
     }
 
     private void reply(ChannelHandlerContext ctx, boolean keepAlive, Response response) {

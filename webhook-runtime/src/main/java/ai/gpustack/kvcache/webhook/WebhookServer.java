@@ -4,6 +4,7 @@ import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.AdmissionException;
 import ai.gpustack.kvcache.admission.Decision;
 import ai.gpustack.kvcache.admission.Route;
+import ai.gpustack.kvcache.cluster.MemoryOnly;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -96,6 +97,7 @@ public final class WebhookServer implements AutoCloseable {
     private InetSocketAddress address;
     private SSLContext tls;
     private Reviewer reviewer;
+    private boolean fromMemory;
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Set<Route> routes = EnumSet.allOf(Route.class);
 
@@ -125,15 +127,20 @@ public final class WebhookServer implements AutoCloseable {
       return this;
     }
 
-    /** Answers every route with {@code admission}. */
+    /**
+     * Answers every route with {@code admission}: on the event loop when its view holds what a
+     * review reads ({@link Admission#answersFromMemory()}), else on a handler thread.
+     */
     public Builder admission(Admission admission) {
       this.reviewer = admission::review;
+      this.fromMemory = admission.answersFromMemory();
       return this;
     }
 
-    /** Answers every route with any {@link Reviewer}. */
+    /** Answers every route with any {@link Reviewer}, on a handler thread. */
     public Builder reviewer(Reviewer reviewer) {
       this.reviewer = reviewer;
+      this.fromMemory = false;
       return this;
     }
 
@@ -159,10 +166,29 @@ public final class WebhookServer implements AutoCloseable {
             "a webhook server needs address(...), keys(...) or sslContext(...), and admission(...)"
                 + " or reviewer(...)");
       }
-      int cpus = Runtime.getRuntime().availableProcessors();
+      // Reviews are answered on the event loops when the caches hold what they read: two loops
+      // per core, Netty's own default, so a connection's bytes seldom wait behind another's
+      // review (one per core answered no faster than handing every review over).
+      int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
       WebhookMetrics metrics = new WebhookMetrics(registry);
       Reviewer admission = reviewer;
+      boolean tryFromMemory = fromMemory;
       Set<Route> served = EnumSet.copyOf(routes.isEmpty() ? EnumSet.noneOf(Route.class) : routes);
+      HttpEndpoint.Handler handler =
+          new HttpEndpoint.Handler() {
+            @Override
+            public HttpEndpoint.Response handle(HttpEndpoint.Request request) {
+              return route(request, served, admission, metrics);
+            }
+
+            @Override
+            public Optional<HttpEndpoint.Response> handleWithoutBlocking(
+                HttpEndpoint.Request request) {
+              return tryFromMemory
+                  ? MemoryOnly.attempt(() -> route(request, served, admission, metrics))
+                  : Optional.empty();
+            }
+          };
       HttpEndpoint endpoint =
           HttpEndpoint.start(
               "kvcache-webhook",
@@ -183,9 +209,9 @@ public final class WebhookServer implements AutoCloseable {
                   Duration.ofSeconds(10),
                   IDLE,
                   1024,
-                  Math.max(1, cpus),
-                  Math.max(4, cpus * 2)),
-              request -> route(request, served, admission, metrics));
+                  threads,
+                  threads),
+              handler);
       LOG.info(
           "webhook listening on https://{}:{}",
           endpoint.address().getHostString(),
@@ -252,6 +278,8 @@ public final class WebhookServer implements AutoCloseable {
       answer = admission.review(route, review);
     } catch (AdmissionException e) {
       return Reply.plain(e.status(), e.getMessage());
+    } catch (MemoryOnly.WouldBlock e) {
+      throw e;
     } catch (RuntimeException e) {
       // A bug must refuse, never allow: answer the review with a denial if it has a uid.
       LOG.error("admission route {} failed", route, e);

@@ -30,7 +30,27 @@ class HttpEndpointTest {
             new InetSocketAddress("127.0.0.1", 0),
             Optional.empty(),
             new HttpEndpoint.Limits(1024, Duration.ofSeconds(1), REQUEST, IDLE, 16, 1, 2),
-            request -> HttpEndpoint.Response.text(200, "ok " + request.path()));
+            new HttpEndpoint.Handler() {
+              @Override
+              public HttpEndpoint.Response handle(HttpEndpoint.Request request) {
+                return answered("ok " + request.path());
+              }
+
+              @Override
+              public Optional<HttpEndpoint.Response> handleWithoutBlocking(
+                  HttpEndpoint.Request request) {
+                return request.path().equals("/now")
+                    ? Optional.of(answered("now"))
+                    : Optional.empty();
+              }
+            });
+  }
+
+  static volatile String answeredOn;
+
+  static HttpEndpoint.Response answered(String text) {
+    answeredOn = Thread.currentThread().getName();
+    return HttpEndpoint.Response.text(200, text);
   }
 
   @AfterAll
@@ -80,6 +100,19 @@ class HttpEndpointTest {
     long start = System.nanoTime();
     assertThat(socket.getInputStream().read()).as("closed, nothing answered").isEqualTo(-1);
     return Duration.ofNanos(System.nanoTime() - start);
+  }
+
+  @Test
+  void an_answer_had_without_blocking_is_sent_from_the_event_loop_and_the_others_from_the_pool()
+      throws Exception {
+    try (Socket socket = connect()) {
+      send(socket, "GET /now HTTP/1.1\r\nHost: x\r\n\r\n");
+      assertThat(answer(socket)).isEqualTo("HTTP/1.1 200 OK now");
+      assertThat(answeredOn).doesNotContain("-handler-");
+      send(socket, GET);
+      assertThat(answer(socket)).isEqualTo("HTTP/1.1 200 OK ok /x");
+      assertThat(answeredOn).contains("test-handler-");
+    }
   }
 
   @Test

@@ -4,12 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ai.gpustack.kvcache.admission.Admission;
+import ai.gpustack.kvcache.api.EffectiveSettings;
+import ai.gpustack.kvcache.cluster.ClusterView;
 import ai.gpustack.kvcache.cluster.MemoryClusterView;
+import ai.gpustack.kvcache.cluster.MemoryOnly;
+import ai.gpustack.kvcache.resources.KVCacheBackend;
+import ai.gpustack.kvcache.resources.KVCachePool;
+import ai.gpustack.kvcache.resources.KVCachePoolBinding;
 import ai.gpustack.kvcache.resources.KvCacheSerialization;
+import ai.gpustack.kvcache.resources.ModelDeployment;
 import ai.gpustack.kvcache.spi.EngineRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
@@ -24,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -183,6 +192,91 @@ class WebhookServerTest {
         .containsPattern(
             "kvcache_admission_requests_total\\{handler=\"pod_injection\",verdict=\"patched\"} [1-9]")
         .contains("kvcache_admission_duration_seconds_bucket{handler=\"pod_injection\"");
+  }
+
+  @Test
+  void a_review_reading_past_the_cache_reads_on_a_handler_thread_and_is_counted_once()
+      throws Exception {
+    List<String> readOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ClusterView readingThrough = new ReadThroughView(readOn);
+    PrometheusMeterRegistry own = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (WebhookServer reading =
+        WebhookServer.builder()
+            .address(new InetSocketAddress("127.0.0.1", 0))
+            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+            .admission(new Admission(EngineRegistry.load(), readingThrough))
+            .meterRegistry(own)
+            .start()) {
+      HttpResponse<String> r =
+          client.send(
+              HttpRequest.newBuilder(uri(reading, "/mutate/pods"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(podReview("u-read")))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      JsonNode response = JSON.readTree(r.body()).get("response");
+      assertThat(response.get("uid").asText()).isEqualTo("u-read");
+      String patch = new String(Base64.getDecoder().decode(response.get("patch").asText()));
+      assertThat(patch).as("the Binding read past the cache").contains("\"bfloat16\"");
+      assertThat(readOn).hasSize(1);
+      assertThat(readOn.get(0)).as("the read's thread").contains("-handler-");
+      assertThat(own.scrape())
+          .contains(
+              "kvcache_admission_requests_total{handler=\"pod_injection\",verdict=\"patched\"} 1.0")
+          .contains("kvcache_admission_duration_seconds_count{handler=\"pod_injection\"} 1");
+    }
+  }
+
+  /** Holds the pool; the Binding is read past the cache, as an informer's view reads a new one. */
+  static final class ReadThroughView implements ClusterView {
+    private final ClusterView cached = MemoryClusterView.of(List.of(cluster().get(0)));
+    private final List<String> readOn;
+
+    ReadThroughView(List<String> readOn) {
+      this.readOn = readOn;
+    }
+
+    @Override
+    public Optional<KVCachePoolBinding> binding(String namespace, String name) {
+      MemoryOnly.check();
+      readOn.add(Thread.currentThread().getName());
+      return MemoryClusterView.of(cluster()).binding(namespace, name);
+    }
+
+    @Override
+    public List<KVCachePoolBinding> bindings() {
+      return cached.bindings();
+    }
+
+    @Override
+    public Optional<KVCachePool> pool(String name) {
+      return cached.pool(name);
+    }
+
+    @Override
+    public Optional<KVCacheBackend> backend(String name) {
+      return cached.backend(name);
+    }
+
+    @Override
+    public List<ModelDeployment> modelDeployments(String namespace) {
+      return cached.modelDeployments(namespace);
+    }
+
+    @Override
+    public List<Pod> injectedPods(String namespace) {
+      return cached.injectedPods(namespace);
+    }
+
+    @Override
+    public EffectiveSettings settings() {
+      return cached.settings();
+    }
+
+    @Override
+    public boolean mayBlock() {
+      return false;
+    }
   }
 
   @Test
