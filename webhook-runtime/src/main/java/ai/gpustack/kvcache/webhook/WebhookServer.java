@@ -82,6 +82,15 @@ public final class WebhookServer implements AutoCloseable {
   @FunctionalInterface
   public interface Reviewer {
     JsonNode review(Route route, JsonNode review);
+
+    /**
+     * Whether {@link #review} may be tried on an event loop inside {@link MemoryOnly#attempt}: it
+     * waits on nothing, or asks {@link MemoryOnly#check()} before it does. A review it cannot
+     * answer there is answered on a handler thread.
+     */
+    default boolean answersFromMemory() {
+      return false;
+    }
   }
 
   /** A server to configure and start; nothing is opened until {@link Builder#start()}. */
@@ -97,7 +106,6 @@ public final class WebhookServer implements AutoCloseable {
     private InetSocketAddress address;
     private SSLContext tls;
     private Reviewer reviewer;
-    private boolean fromMemory;
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Set<Route> routes = EnumSet.allOf(Route.class);
 
@@ -132,15 +140,27 @@ public final class WebhookServer implements AutoCloseable {
      * review reads ({@link Admission#answersFromMemory()}), else on a handler thread.
      */
     public Builder admission(Admission admission) {
-      this.reviewer = admission::review;
-      this.fromMemory = admission.answersFromMemory();
+      this.reviewer =
+          new Reviewer() {
+            @Override
+            public JsonNode review(Route route, JsonNode review) {
+              return admission.review(route, review);
+            }
+
+            @Override
+            public boolean answersFromMemory() {
+              return admission.answersFromMemory();
+            }
+          };
       return this;
     }
 
-    /** Answers every route with any {@link Reviewer}, on a handler thread. */
+    /**
+     * Answers every route with any {@link Reviewer}: on a handler thread unless it {@link
+     * Reviewer#answersFromMemory()}.
+     */
     public Builder reviewer(Reviewer reviewer) {
       this.reviewer = reviewer;
-      this.fromMemory = false;
       return this;
     }
 
@@ -172,7 +192,7 @@ public final class WebhookServer implements AutoCloseable {
       int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
       WebhookMetrics metrics = new WebhookMetrics(registry);
       Reviewer admission = reviewer;
-      boolean tryFromMemory = fromMemory;
+      boolean tryFromMemory = reviewer.answersFromMemory();
       Set<Route> served = EnumSet.copyOf(routes.isEmpty() ? EnumSet.noneOf(Route.class) : routes);
       HttpEndpoint.Handler handler =
           new HttpEndpoint.Handler() {

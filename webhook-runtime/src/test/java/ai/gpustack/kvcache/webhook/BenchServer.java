@@ -2,6 +2,7 @@ package ai.gpustack.kvcache.webhook;
 
 import ai.gpustack.kvcache.admission.Admission;
 import ai.gpustack.kvcache.admission.Decision;
+import ai.gpustack.kvcache.admission.Route;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -16,13 +17,27 @@ import java.util.List;
 final class BenchServer {
   private BenchServer() {}
 
-  /** A server on a free loopback port answering with {@code reviewer}. */
+  /**
+   * A server on a free loopback port answering with {@code reviewer}, which reads only memory: on
+   * the event loop, as {@code kvcache webhook} answers what its caches hold.
+   */
   static WebhookServer start(TestCertificates.Pair pair, WebhookServer.Reviewer reviewer)
       throws IOException {
     return WebhookServer.builder()
         .address(new InetSocketAddress("127.0.0.1", 0))
         .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
-        .reviewer(reviewer)
+        .reviewer(
+            new WebhookServer.Reviewer() {
+              @Override
+              public JsonNode review(Route route, JsonNode review) {
+                return reviewer.review(route, review);
+              }
+
+              @Override
+              public boolean answersFromMemory() {
+                return true;
+              }
+            })
         .meterRegistry(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
         .start();
   }

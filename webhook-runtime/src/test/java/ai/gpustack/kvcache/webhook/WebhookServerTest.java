@@ -227,6 +227,31 @@ class WebhookServerTest {
     }
   }
 
+  @Test
+  void a_reviewer_that_may_block_is_called_on_a_handler_thread() throws Exception {
+    List<String> calledOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (WebhookServer blocking =
+        WebhookServer.builder()
+            .address(new InetSocketAddress("127.0.0.1", 0))
+            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+            .reviewer(
+                (route, review) -> {
+                  calledOn.add(Thread.currentThread().getName());
+                  return BenchServer.allowed(review);
+                })
+            .start()) {
+      HttpResponse<String> r =
+          client.send(
+              HttpRequest.newBuilder(uri(blocking, "/mutate/pods"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(podReview("u-block")))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(JSON.readTree(r.body()).path("response").path("allowed").asBoolean()).isTrue();
+      assertThat(calledOn).singleElement().asString().contains("-handler-");
+    }
+  }
+
   /** Holds the pool; the Binding is read past the cache, as an informer's view reads a new one. */
   static final class ReadThroughView implements ClusterView {
     private final ClusterView cached = MemoryClusterView.of(List.of(cluster().get(0)));
