@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -36,6 +37,7 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private final SharedIndexInformer<ModelDeployment> deployments;
   private final SharedIndexInformer<Setting> settings;
   private final List<SharedIndexInformer<Pod>> injectedPods;
+  private final List<SharedIndexInformer<?>> informers;
   private final KubernetesClient client;
   private final Duration staleAfter;
   private final Clock clock;
@@ -61,6 +63,10 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
                 .sorted()
                 .map(n -> client.pods().inNamespace(n).withLabel(Keys.INJECT, "true").inform())
                 .toList();
+    this.informers =
+        Stream.<SharedIndexInformer<?>>concat(
+                Stream.of(bindings, pools, backends, deployments, settings), injectedPods.stream())
+            .toList();
   }
 
   /** Starts the informers; {@link #synced()} turns true once each has listed. */
@@ -92,17 +98,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
    */
   @Override
   public Optional<String> staleness() {
-    List<String> unwatched = new java.util.ArrayList<>();
-    for (SharedIndexInformer<?> informer : informers()) {
-      if (!informer.isWatching()) {
-        unwatched.add(informer.getApiTypeClass().getSimpleName());
-      }
-    }
-    Instant now = clock.instant();
-    if (unwatched.isEmpty()) {
+    if (watching()) {
       unwatchedSince = null;
       return Optional.empty();
     }
+    Instant now = clock.instant();
     Instant since = unwatchedSince;
     if (since == null) {
       unwatchedSince = now;
@@ -116,23 +116,20 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
         "has not heard from the API server for "
             + quiet.toSeconds()
             + " s (no watch on "
-            + String.join(", ", unwatched)
+            + informers.stream()
+                .filter(i -> !i.isWatching())
+                .map(i -> i.getApiTypeClass().getSimpleName())
+                .collect(Collectors.joining(", "))
             + ")");
   }
 
   /** Whether every informer has its watch on the API server open now. */
   public boolean watching() {
-    return informers().stream().allMatch(SharedIndexInformer::isWatching);
-  }
-
-  private List<SharedIndexInformer<?>> informers() {
-    return Stream.<SharedIndexInformer<?>>concat(
-            Stream.of(bindings, pools, backends, deployments, settings), injectedPods.stream())
-        .toList();
+    return informers.stream().allMatch(SharedIndexInformer::isWatching);
   }
 
   public boolean synced() {
-    return informers().stream().allMatch(SharedIndexInformer::hasSynced);
+    return informers.stream().allMatch(SharedIndexInformer::hasSynced);
   }
 
   @Override
@@ -233,6 +230,6 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   @Override
   public void close() {
-    informers().forEach(SharedIndexInformer::close);
+    informers.forEach(SharedIndexInformer::close);
   }
 }
