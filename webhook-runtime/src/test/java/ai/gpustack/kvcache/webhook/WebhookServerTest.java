@@ -96,12 +96,14 @@ class WebhookServerTest {
 
   static WebhookServer start(TestCertificates.Pair keys) throws Exception {
     Admission admission = new Admission(EngineRegistry.load(), MemoryClusterView.of(cluster()));
+    return onLoopback(keys).admission(admission).meterRegistry(registry).start();
+  }
+
+  /** A server on a free loopback port serving {@code keys}. */
+  static WebhookServer.Builder onLoopback(TestCertificates.Pair keys) throws Exception {
     return WebhookServer.builder()
         .address(new InetSocketAddress("127.0.0.1", 0))
-        .keys(new ReloadingKeyManager(keys.cert(), keys.key()))
-        .admission(admission)
-        .meterRegistry(registry)
-        .start();
+        .keys(new ReloadingKeyManager(keys.cert(), keys.key()));
   }
 
   @AfterAll
@@ -118,8 +120,13 @@ class WebhookServerTest {
   }
 
   HttpResponse<String> post(String path, String contentType, String body) throws Exception {
+    return post(server, path, contentType, body);
+  }
+
+  static HttpResponse<String> post(WebhookServer on, String path, String contentType, String body)
+      throws Exception {
     return client.send(
-        HttpRequest.newBuilder(uri(path))
+        HttpRequest.newBuilder(uri(on, path))
             .timeout(Duration.ofSeconds(10))
             .header("Content-Type", contentType)
             .POST(HttpRequest.BodyPublishers.ofString(body))
@@ -201,19 +208,12 @@ class WebhookServerTest {
     ClusterView readingThrough = new ReadThroughView(readOn);
     PrometheusMeterRegistry own = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (WebhookServer reading =
-        WebhookServer.builder()
-            .address(new InetSocketAddress("127.0.0.1", 0))
-            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+        onLoopback(pair)
             .admission(new Admission(EngineRegistry.load(), readingThrough))
             .meterRegistry(own)
             .start()) {
       HttpResponse<String> r =
-          client.send(
-              HttpRequest.newBuilder(uri(reading, "/mutate/pods"))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(podReview("u-read")))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+          post(reading, "/mutate/pods", "application/json", podReview("u-read"));
       JsonNode response = JSON.readTree(r.body()).get("response");
       assertThat(response.get("uid").asText()).isEqualTo("u-read");
       String patch = new String(Base64.getDecoder().decode(response.get("patch").asText()));
@@ -231,9 +231,7 @@ class WebhookServerTest {
   void a_reviewer_that_may_block_is_called_on_a_handler_thread() throws Exception {
     List<String> calledOn = new java.util.concurrent.CopyOnWriteArrayList<>();
     try (WebhookServer blocking =
-        WebhookServer.builder()
-            .address(new InetSocketAddress("127.0.0.1", 0))
-            .keys(new ReloadingKeyManager(pair.cert(), pair.key()))
+        onLoopback(pair)
             .reviewer(
                 (route, review) -> {
                   calledOn.add(Thread.currentThread().getName());
@@ -241,12 +239,7 @@ class WebhookServerTest {
                 })
             .start()) {
       HttpResponse<String> r =
-          client.send(
-              HttpRequest.newBuilder(uri(blocking, "/mutate/pods"))
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(podReview("u-block")))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+          post(blocking, "/mutate/pods", "application/json", podReview("u-block"));
       assertThat(JSON.readTree(r.body()).path("response").path("allowed").asBoolean()).isTrue();
       assertThat(calledOn).singleElement().asString().contains("-handler-");
     }
